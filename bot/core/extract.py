@@ -1,0 +1,185 @@
+"""Pasted text → the lines that carry the error (pure; no I/O).
+
+People paste whole tracebacks, log tails with colour codes, Slack-escaped text and chat around
+them. Matching works best on the few lines that *are* the error (a Python traceback's final
+exception line, Java's `Caused by:`, Rust's `error[E…]`), so we find those, keep their raw text
+for regexes, and a normalised form (paths, numbers, hex, quoted names, shapes replaced by
+placeholders) for fuzzy comparison. Every pattern here is linear-time on a single line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+MAX_CHARS = 1_000_000  # longer pastes keep their tail: errors come last in logs
+MAX_LINE = 2_000  # a single line longer than this is cut (minified JS, base64 blobs)
+MAX_LINES = 12  # error lines handed to the matcher
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
+_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|>\s]{1,2000})(?:\|([^>]{0,500}))?>")
+_SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^>]{0,200}))?>")
+_FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
+_MD = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
+_CJK_PUNCT = str.maketrans({"。": ".", "，": ",", "：": ":", "；": ";", "（": "(", "）": ")", "“": '"',
+                            "”": '"', "‘": "'", "’": "'", "「": '"', "」": '"', "、": ",", "！": "!"})
+
+# What makes a line an error line, strongest first. Each is (kind, weight, pattern).
+_RULES: list[tuple[str, float, re.Pattern[str]]] = [
+    ("python", 1.0, re.compile(r"^\s{0,8}(?:[A-Za-z_][\w.]{0,120}\.)?[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Fault|Failure|Denied|Timeout|NotFound|Missing|Invalid)\b(?:: |:$|$)")),
+    ("java-cause", 0.95, re.compile(r"^\s{0,8}Caused by: ")),
+    ("rust", 1.0, re.compile(r"^\s{0,8}error(?:\[E\d{4}\])?: ")),
+    ("ts", 1.0, re.compile(r"\berror TS\d{3,5}\b")),
+    ("panic", 1.0, re.compile(r"^\s{0,8}(?:panic: |thread '[^']{0,80}' panicked at|fatal error: |goroutine \d+ \[)")),
+    ("npm", 0.8, re.compile(r"^\s{0,4}npm (?:ERR!|error) ")),
+    ("cc", 0.95, re.compile(r":\d+(?::\d+)?: (?:fatal )?error: |undefined reference to |ld(?:\.\w+)?: (?:error|cannot find)|collect2: error")),
+    ("fatal", 0.9, re.compile(r"^\s{0,8}(?:fatal|FATAL|Fatal|error|ERROR|Error|E|F)(?:\s{0,3}\[[^\]]{0,40}\])?\s{0,3}[:!]\s")),
+    ("warning", 0.45, re.compile(r"^\s{0,8}(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)")),
+    ("cuda", 0.85, re.compile(r"\b(?:CUDA error|CUDNN_STATUS_\w+|CUBLAS_STATUS_\w+|NCCL (?:WARN|error|Error)|ncclInternalError|ncclUnhandled\w+|nvcc fatal|NVIDIA-SMI has failed)", re.I)),
+    ("exception", 0.8, re.compile(r"\b(?:[A-Z]\w{1,60}(?:Error|Exception))(?:: | \(|$)")),
+    ("keyword", 0.6, re.compile(r"\b(?:error|failed|failure|fatal|denied|refused|cannot|can't|couldn't|unable to|not found|no such|invalid|unsupported|incompatible|exceeded|timed? ?out|killed|segmentation fault|out of memory|traceback|exception|unresolved|undefined|mismatch|conflict)\b", re.I)),
+]
+_TRACEBACK = re.compile(r"^\s{0,8}Traceback \(most recent call last\):")
+_FRAME = re.compile(r"^\s{0,12}(?:File \"|at [\w$.<>]{1,200}\(|\d{1,3}: 0x|#\d{1,3} )")
+_CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
+
+# Normalisation of volatile parts, for fuzzy comparison only.
+_NORM = [
+    (re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"), " <time> "),
+    (re.compile(r"\b0x[0-9a-f]{4,}\b", re.I), " <hex> "),
+    (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?", re.I), " <path> "),
+    (re.compile(r"https?://\S{1,500}"), " <url> "),
+    (re.compile(r"\[\s?\d+(?:\s?,\s?\d+){1,7}\s?\]|\(\s?\d+(?:\s?,\s?\d+){1,7}\s?\)|\b\d+x\d+(?:x\d+){0,3}\b"), " <shape> "),
+    (re.compile(r"\b[0-9a-f]{12,64}\b", re.I), " <hex> "),
+    (re.compile(r"\b\d+(?:\.\d+)*\b"), " <n> "),
+    (re.compile(r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`"), " <q> "),
+]
+_SPACE = re.compile(r"\s+")
+
+# Environment hints found in the text: they prefer the matching variant among near-identical records.
+_ENV = [
+    ("os", re.compile(r"\b(?:windows|win32|win64|win_amd64|powershell|[a-z]:\\\\?(?:users|program files|python))", re.I), "windows"),
+    ("os", re.compile(r"\b(?:macos|mac os|darwin|osx|/Users/|homebrew|apple m[1-4])", re.I), "macos"),
+    ("os", re.compile(r"\b(?:linux|ubuntu|debian|centos|fedora|/home/|/usr/lib/)", re.I), "linux"),
+    ("os", re.compile(r"\bwsl2?\b", re.I), "wsl"),
+]
+_VERSIONED = re.compile(
+    r"\b(python|py|torch|pytorch|cuda|node|nodejs|java|jdk|go|rust|pip|numpy|pandas|transformers|tensorflow|tf|docker|git|react|next|typescript|ts|gradle|k8s|kubernetes|terraform)"
+    r"(?:[ =:/-]{0,3}v?|(?<=py)|(?<=cuda))(\d{1,2})(?:\.(\d{1,2}))?",
+    re.I,
+)
+_ALIASES = {"pytorch": "torch", "py": "python", "nodejs": "node", "jdk": "java", "tf": "tensorflow",
+            "k8s": "kubernetes", "ts": "typescript"}
+
+
+@dataclass(frozen=True)
+class ErrorLine:
+    """One line that carries an error: raw for regexes, normalised for fuzzy comparison."""
+
+    raw: str
+    norm: str
+    kind: str
+    weight: float
+    index: int
+
+
+@dataclass(frozen=True)
+class Extracted:
+    text: str  # cleaned paste (unescaped, no ANSI), maybe only its tail
+    lines: list[ErrorLine]  # best first
+    is_error: bool
+    truncated: bool
+    env: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def error_text(self) -> str:
+        """The error lines joined: what regexes run against first."""
+        return "\n".join(line.raw for line in sorted(self.lines, key=lambda ln: ln.index))
+
+
+def unescape_slack(text: str) -> str:
+    """Slack's `&lt;`, `<url|label>` and `<@U123>` back into what the person pasted."""
+    text = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _SLACK_REF.sub(lambda m: m.group(1) + (m.group(3) or m.group(2)), text)
+    return html.unescape(text) if "&" in text else text
+
+
+def clean(text: str) -> tuple[str, bool]:
+    """Unescape, strip colour codes, fences and markdown emphasis; keep at most MAX_CHARS (tail)."""
+    truncated = len(text) > MAX_CHARS
+    if truncated:
+        text = text[-MAX_CHARS:]
+    text = unescape_slack(text)
+    text = _ANSI.sub("", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CTRL.sub("", text)
+    text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCT)
+    text = _FENCE.sub("", text)
+    text = _MD.sub("", text)
+    return text, truncated
+
+
+def normalize(line: str) -> str:
+    """Volatile parts → placeholders, lower case, single spaces: stable text for fuzzy matching."""
+    line = line.lower()
+    for pattern, repl in _NORM:
+        line = pattern.sub(repl, line)
+    return _SPACE.sub(" ", line).strip()
+
+
+def _classify(line: str) -> tuple[str, float] | None:
+    for kind, weight, pattern in _RULES:
+        if pattern.search(line):
+            return kind, weight
+    return None
+
+
+def environment(text: str) -> frozenset[str]:
+    """Tokens like `os:windows`, `torch:2`, `torch:2.1`, `cuda:12` seen in the paste."""
+    found: set[str] = set()
+    head = text[:20_000] + "\n" + text[-20_000:] if len(text) > 40_000 else text
+    for key, pattern, value in _ENV:
+        if pattern.search(head):
+            found.add(f"{key}:{value}")
+    for m in _VERSIONED.finditer(head):
+        name = _ALIASES.get(m.group(1).lower(), m.group(1).lower())
+        found.add(f"{name}:{m.group(2)}")
+        if m.group(3):
+            found.add(f"{name}:{m.group(2)}.{m.group(3)}")
+    return frozenset(found)
+
+
+def extract(text: str) -> Extracted:
+    """Find the error lines of a paste, best first; never raises, linear in the input."""
+    cleaned, truncated = clean(text)
+    raw_lines = [ln[:MAX_LINE] for ln in cleaned.split("\n")]
+    found: list[ErrorLine] = []
+    in_traceback = False
+    last_tb_line: int | None = None
+    for i, line in enumerate(raw_lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if _TRACEBACK.search(line):
+            in_traceback = True
+            continue
+        if _FRAME.search(line) or _CHAIN.search(line):
+            continue
+        hit = _classify(stripped)
+        if hit is None:
+            continue
+        kind, weight = hit
+        if in_traceback and kind in ("python", "exception"):
+            last_tb_line = len(found)
+            in_traceback = False
+        found.append(ErrorLine(stripped, normalize(stripped), kind, weight, i))
+    if last_tb_line is not None:  # a traceback's final exception line is the error itself
+        best = found[last_tb_line]
+        found[last_tb_line] = ErrorLine(best.raw, best.norm, best.kind, 1.1, best.index)
+    # later lines win ties: the last error in a log is usually the one that stopped it
+    ranked = sorted(found, key=lambda ln: (-ln.weight, -ln.index))[:MAX_LINES]
+    strong = any(ln.weight >= 0.8 for ln in ranked)
+    return Extracted(cleaned, ranked, strong, truncated, environment(cleaned))

@@ -1,0 +1,223 @@
+"""Error lines → ranked candidate records with one calibrated score in [0, 1] (pure).
+
+Three kinds of evidence, combined by a small logistic model whose weights were fitted on
+labelled pastes (see `bench/eval.py`):
+
+* **regex**: the record's own pattern matches the error lines (strong) or only somewhere in the
+  paste (weaker). A hit is worth as much as it is *specific*: long matched text, and a pattern that
+  does not also match other records' signatures. `NOT_FOUND|not found` matches half the internet
+  and so earns little.
+* **fuzzy**: rapidfuzz similarity between the normalised error lines and the record's normalised
+  signature and aliases, for pastes that were retyped, translated or wrapped.
+* **coverage**: how much of the signature's rare vocabulary (IDF-weighted tokens) is in the lines.
+
+Environment hints (OS, `torch 2.1`, `CUDA 12`) only break near-ties between variants of a record.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+
+from bot.core.extract import Extracted, normalize
+from bot.core.records import Record
+from bot.core.regexes import RegexSet
+
+REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
+_TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
+_STOP = frozenset(
+    ["the", "and", "for", "with", "not", "but", "was", "are", "this", "that", "from", "has", "have", "had", "you", "your", "use", "using", "can", "cannot", "error", "errors", "is", "in", "on", "of", "to", "a", "an", "be", "or", "at", "by", "it", "as", "no", "none", "true", "false"]
+)
+_ENV_PART = re.compile(r"^([a-z]+?)(\d+(?:\.\d+)?)$")
+_PART_NAMES = {"py": "python", "pt": "torch", "pytorch": "torch", "torch": "torch", "cuda": "cuda",
+               "node": "node", "jdk": "java", "go": "go", "rust": "rust", "pip": "pip", "tf": "tensorflow",
+               "hf": "transformers", "k8s": "kubernetes", "ts": "typescript", "docker": "docker",
+               "git": "git", "react": "react", "nextjs": "next", "python": "python", "numpy": "numpy"}
+_OS_WORDS = {"linux": "os:linux", "win": "os:windows", "windows": "os:windows", "macos": "os:macos",
+             "mac": "os:macos", "wsl": "os:wsl"}
+
+
+def tokens(text: str) -> list[str]:
+    """Content words of a normalised text (placeholders and stop words dropped)."""
+    return [t for t in _TOKEN.findall(text) if t not in _STOP]
+
+
+def record_env(rec: Record) -> frozenset[str]:
+    """Environment tokens a record is specific to, from its tags and its id's variant suffix."""
+    env: set[str] = set()
+    for tag in rec.tags:
+        if tag.startswith("os:"):
+            env.add(tag.lower())
+    parts = rec.id.lower().split("/")
+    if len(parts) >= 3:
+        for part in parts[-1].split("-"):
+            if part in _OS_WORDS:
+                env.add(_OS_WORDS[part])
+                continue
+            m = _ENV_PART.match(part)
+            if m and m.group(1) in _PART_NAMES:
+                name, ver = _PART_NAMES[m.group(1)], m.group(2)
+                if name == "python" and "." not in ver and len(ver) >= 2:
+                    ver = f"{ver[0]}.{ver[1:]}"
+                env.add(f"{name}:{ver}")
+    for os_name in rec.os_specific:
+        env.add(_OS_WORDS.get(os_name.lower(), f"os:{os_name.lower()}"))
+    return frozenset(env)
+
+
+def env_agreement(record: frozenset[str], paste: frozenset[str]) -> float:
+    """+ for each of the record's env tokens the paste confirms, - for a contradicted OS."""
+    if not record or not paste:
+        return 0.0
+    score = 0.0
+    paste_os = {t for t in paste if t.startswith("os:")}
+    for tok in record:
+        if tok in paste:
+            score += 1.0
+        elif tok.startswith("os:") and paste_os:
+            score -= 1.0
+        elif ":" in tok and "." not in tok.split(":", 1)[1]:
+            name = tok.split(":", 1)[0]
+            if any(p.startswith(name + ":") for p in paste):
+                score -= 0.5
+    return max(-1.0, min(1.0, score / 2))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the matcher keeps of a record."""
+
+    id: str
+    signature: str
+    texts: tuple[str, ...]  # normalised signature and aliases
+    env: frozenset[str]
+    specificity: float  # 1 / (1 + other records' signatures this regex matches)
+    prior: float = 0.0  # learned adjustment (rejections), added to the logit
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Logistic weights; fitted by bench/eval.py --fit on labelled pastes."""
+
+    bias: float = -5.0
+    rx_line: float = 3.2
+    rx_text: float = 1.6
+    span: float = 1.6
+    spec: float = 1.4
+    fuzzy: float = 4.2
+    cover: float = 2.2
+    env: float = 0.25
+    strong_line: float = 0.5
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+class Matcher:
+    """An index over one version of the store: compiled regexes, token postings, entries."""
+
+    def __init__(
+        self,
+        records: Sequence[Record],
+        learned_aliases: dict[str, list[str]] | None = None,
+        priors: dict[str, float] | None = None,
+        weights: Weights | None = None,
+    ) -> None:
+        learned_aliases = learned_aliases or {}
+        priors = priors or {}
+        self.weights = weights or Weights()
+        self.regexes = RegexSet([r.regex for r in records])
+        spec_counts = self._vagueness(records)
+        self.entries: list[Entry] = []
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for i, rec in enumerate(records):
+            texts = tuple(dict.fromkeys(normalize(t) for t in [rec.signature, *rec.aliases, *learned_aliases.get(rec.id, [])] if t.strip()))
+            self.entries.append(
+                Entry(rec.id, rec.signature, texts, record_env(rec), 1.0 / (1.0 + spec_counts[i]), priors.get(rec.id, 0.0))
+            )
+            for tok in set(t for text in texts for t in tokens(text)):
+                self.postings[tok].append(i)
+        n = max(1, len(records))
+        self.idf = {tok: math.log(1 + n / len(ids)) for tok, ids in self.postings.items()}
+        self.max_idf = math.log(1 + n)
+        self.by_id = {e.id: i for i, e in enumerate(self.entries)}
+        self._sig_idf = [self._idf_mass(tokens(e.texts[0])) if e.texts else 0.0 for e in self.entries]
+
+    def _vagueness(self, records: Sequence[Record]) -> list[int]:
+        """How many *other* records' signatures each regex matches: its vagueness."""
+        counts = [0] * len(records)
+        for j, rec in enumerate(records):
+            for hit in self.regexes.search(rec.signature):
+                if hit.index != j:
+                    counts[hit.index] += 1
+        return counts
+
+    def _idf_mass(self, toks: Iterable[str]) -> float:
+        return sum(self.idf.get(t, self.max_idf) for t in set(toks))
+
+    def _token_candidates(self, query_tokens: set[str], limit: int) -> dict[int, float]:
+        """Records sharing rare words with the error lines, by the IDF mass they share."""
+        acc: dict[int, float] = defaultdict(float)
+        for tok in query_tokens:
+            ids = self.postings.get(tok)
+            if not ids or len(ids) > 2000:
+                continue
+            w = self.idf[tok]
+            for i in ids:
+                acc[i] += w
+        best = sorted(acc.items(), key=lambda kv: -kv[1])[:limit]
+        return dict(best)
+
+    def match(self, ex: Extracted, limit: int = 5) -> list[Candidate]:
+        """Best candidates first, each with its score and the parts that made it."""
+        if not self.entries:
+            return []
+        w = self.weights
+        line_text = ex.error_text
+        line_hits = {h.index: h.span for h in self.regexes.search(line_text)} if line_text else {}
+        text_hits = {h.index: h.span for h in self.regexes.search(ex.text[-REGEX_TEXT_LIMIT:])}
+        lines = ex.lines[:6]
+        q_tokens = set(t for ln in lines for t in tokens(ln.norm))
+        tok_cands = self._token_candidates(q_tokens, 40)
+        pool = set(line_hits) | set(text_hits) | set(tok_cands)
+        out: list[Candidate] = []
+        for i in pool:
+            e = self.entries[i]
+            span = max(line_hits.get(i, 0), text_hits.get(i, 0))
+            rx_line = 1.0 if i in line_hits else 0.0
+            rx_text = 1.0 if (i in text_hits and i not in line_hits) else 0.0
+            span_q = min(1.0, span / 40.0) if (rx_line or rx_text) else 0.0
+            spec = e.specificity if (rx_line or rx_text) else 0.0
+            fz = 0.0
+            strong = 0.0
+            for ln in lines:
+                for t in e.texts:
+                    s = fuzz.token_set_ratio(ln.norm, t) if len(t) < 30 else fuzz.token_sort_ratio(ln.norm, t)
+                    s = max(s, fuzz.partial_ratio(t, ln.norm) if len(t) <= len(ln.norm) else 0.0)
+                    if s / 100.0 > fz:
+                        fz = s / 100.0
+                        strong = 1.0 if ln.weight >= 0.9 else 0.0
+            sig_mass = self._sig_idf[i]
+            cover = (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0
+            cover = min(1.0, cover)
+            env = env_agreement(e.env, ex.env)
+            z = (w.bias + w.rx_line * rx_line + w.rx_text * rx_text + w.span * span_q + w.spec * spec
+                 + w.fuzzy * fz ** 2 + w.cover * cover + w.env * env + w.strong_line * strong * fz + e.prior)
+            parts = {"rx_line": rx_line, "rx_text": rx_text, "span": round(span_q, 3), "spec": round(spec, 3),
+                     "fuzzy": round(fz, 3), "cover": round(cover, 3), "env": round(env, 3), "prior": e.prior}
+            out.append(Candidate(e.id, round(_sigmoid(z), 4), parts))
+        out.sort(key=lambda c: (-c.score, c.id))
+        return out[:limit]

@@ -1,0 +1,90 @@
+"""The facade every adapter calls (CLI, Slack, demo): diagnose, search, show, vote, export.
+
+`Errfix` wraps one `Store` (so one thread, see bot/store/store.py) and keeps a `Matcher` built for
+the store's current version. A rebuild happens off to the side: answers keep using the old index
+until the new one is complete, so an import never blocks a reply.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from bot.core.extract import extract
+from bot.core.match import Candidate, Matcher
+from bot.core.views import Diagnosis, MatchView, rank_workarounds, updated_record
+from bot.store.store import Store
+
+REPLY_THRESHOLD = 0.6  # channel answers need this score; calibrated by bench/eval.py
+UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
+
+
+class Errfix:
+    """errfix's behaviour over one store; use from the store's thread only."""
+
+    def __init__(self, store: Store, *, reply_threshold: float = REPLY_THRESHOLD) -> None:
+        self.store = store
+        self.reply_threshold = reply_threshold
+        self._matcher: Matcher | None = None
+        self._matcher_version = -1
+        self._lock = threading.Lock()
+
+    # ---- index --------------------------------------------------------------------------
+
+    def build_matcher(self) -> tuple[int, Matcher]:
+        version = self.store.version
+        records = list(self.store.records())
+        return version, Matcher(records, self.store.learned_aliases())
+
+    def install_matcher(self, version: int, matcher: Matcher) -> None:
+        with self._lock:
+            if version >= self._matcher_version:
+                self._matcher, self._matcher_version = matcher, version
+
+    @property
+    def matcher(self) -> Matcher:
+        """The index for the current store version, built on first use after a change."""
+        if self._matcher is None or self._matcher_version != self.store.version:
+            self.install_matcher(*self.build_matcher())
+        assert self._matcher is not None
+        return self._matcher
+
+    # ---- answers ------------------------------------------------------------------------
+
+    def view(self, record_id: str, score: float = 1.0, parts: dict[str, float] | None = None) -> MatchView:
+        rec = self.store.get(record_id)
+        return MatchView(rec, score, rank_workarounds(rec, self.store.tallies(record_id)), parts or {})
+
+    def _views(self, cands: list[Candidate]) -> list[MatchView]:
+        return [self.view(c.id, c.score, c.parts) for c in cands if self.store.has(c.id)]
+
+    def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
+        ex = extract(text)
+        cands = [c for c in self.matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
+        reply = bool(cands) and cands[0].score >= self.reply_threshold
+        is_error = ex.is_error or reply
+        return Diagnosis(is_error, reply, self._views(cands), ex)
+
+    def search(self, words: str, limit: int = 5) -> list[MatchView]:
+        """Keyword (FTS5 BM25) and fuzzy search for `/errfix loss nan`; best first."""
+        ex = extract(words)
+        fuzzy = {c.id: c.score for c in self.matcher.match(ex, limit=limit * 2)} if ex.lines or len(words) > 3 else {}
+        keyword = self.store.search_fts(words, limit=limit * 2)
+        scores: dict[str, float] = dict(fuzzy)
+        if keyword:
+            best = keyword[0][1] or -1.0
+            for rid, bm in keyword:
+                kw = 0.9 * (bm / best if best else 0.0)  # bm25 is negative: nearer to best, nearer 0.9
+                scores[rid] = max(scores.get(rid, 0.0), round(kw, 4))
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [self.view(rid, s) for rid, s in ranked if self.store.has(rid)]
+
+    # ---- export -------------------------------------------------------------------------
+
+    def export_records(self) -> Iterator[dict[str, Any]]:
+        """Records in the file format, with rates and evidence updated from this team's votes."""
+        tallies = self.store.all_tallies()
+        learned = self.store.learned_aliases()
+        for rec in self.store.records():
+            yield updated_record(rec, {k: t for (rid, k), t in tallies.items() if rid == rec.id}, learned.get(rec.id, []))

@@ -1,0 +1,40 @@
+"""SQLite storage: schema, record files, and the Store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bot.errors import InvalidRecords
+from bot.store.files import load
+from bot.store.store import Store
+
+__all__ = ["Store", "bundled_seeds", "default_db_path", "open_store"]
+
+
+def bundled_seeds() -> Path | None:
+    """The seeds shipped with errfix: `seeds/` beside the package, or inside a wheel install."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here.parent / "seeds", here / "_seeds"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def default_db_path(explicit: str | None = None) -> str:
+    """`--db`, else `ERRFIX_DB`, else `./errfix.db`."""
+    return explicit or os.environ.get("ERRFIX_DB") or "errfix.db"
+
+
+def open_store(path: str | Path, *, seed: bool = True) -> Store:
+    """Open (creating and migrating) a store; a new, empty one gets the bundled seeds."""
+    store = Store(path)
+    if seed and store.count() == 0 and store.version == 0:
+        seeds = bundled_seeds()
+        if seeds is not None:
+            result = load([seeds])
+            if result.problems:
+                store.close()
+                raise InvalidRecords(result.problems)
+            store.import_records([rec for _, rec in result.records], origin="seed")
+    return store

@@ -1,0 +1,138 @@
+"""The database schema, created and upgraded by versioned sqlite-utils migrations.
+
+Each migration is append-only: never edit one that has shipped, add the next. `SCHEMA_VERSION` is
+the number of migrations, so `restore` can refuse a database written by a newer errfix.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("errfix")
+
+
+@migrations()
+def m001_records(db: Database) -> None:
+    """Records keep their full JSON (the round trip) plus the columns we search and join on."""
+    db.execute(
+        """CREATE TABLE records (
+            id TEXT PRIMARY KEY,
+            domain TEXT NOT NULL DEFAULT '',
+            signature TEXT NOT NULL,
+            regex TEXT NOT NULL,
+            aliases_text TEXT NOT NULL DEFAULT '',
+            root_cause TEXT NOT NULL DEFAULT '',
+            tags_text TEXT NOT NULL DEFAULT '',
+            data TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            origin TEXT NOT NULL DEFAULT 'import',
+            imported_at TEXT NOT NULL
+        )"""
+    )
+    db["records"].enable_fts(  # type: ignore[union-attr]
+        ["id", "signature", "aliases_text", "root_cause", "tags_text"],
+        create_triggers=True,
+        tokenize="porter unicode61",
+    )
+    db.execute(
+        """CREATE TABLE workarounds (
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            wkey TEXT NOT NULL,
+            action TEXT NOT NULL,
+            prior_rate REAL NOT NULL,
+            PRIMARY KEY (record_id, idx)
+        )"""
+    )
+    db.execute("CREATE INDEX workarounds_wkey ON workarounds(record_id, wkey)")
+    db.execute(
+        """CREATE TABLE dead_ends (
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            prior_rate REAL NOT NULL,
+            PRIMARY KEY (record_id, idx)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE aliases (
+            record_id TEXT NOT NULL,
+            alias TEXT NOT NULL,
+            origin TEXT NOT NULL DEFAULT 'record',
+            created_by TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (record_id, alias, origin)
+        )"""
+    )
+    # Votes are keyed by the workaround's text (wkey), not its position, so re-importing a
+    # record that reorders or adds workarounds keeps every vote on the fix it was cast for.
+    db.execute(
+        """CREATE TABLE votes (
+            reply_key TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            wkey TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            value INTEGER NOT NULL CHECK (value IN (-1, 1)),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (reply_key, record_id, wkey, user_id)
+        )"""
+    )
+    db.execute("CREATE INDEX votes_record ON votes(record_id, wkey)")
+    db.execute(
+        """CREATE TABLE replies (
+            channel TEXT NOT NULL,
+            reply_ts TEXT NOT NULL,
+            message_ts TEXT NOT NULL,
+            thread_ts TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            score REAL NOT NULL,
+            locale TEXT NOT NULL DEFAULT 'en',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (channel, reply_ts)
+        )"""
+    )
+    db.execute("CREATE INDEX replies_message ON replies(channel, message_ts)")
+    db.execute(
+        """CREATE TABLE seen_events (
+            key TEXT PRIMARY KEY,
+            seen_at REAL NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )"""
+    )
+    db.execute("INSERT INTO meta (key, value) VALUES ('store_version', '0')")
+
+
+@migrations()
+def m002_learning(db: Database) -> None:
+    """What the team teaches: wrong matches ("Not this error") and a log of pastes."""
+    db.execute(
+        """CREATE TABLE rejections (
+            record_id TEXT NOT NULL,
+            line TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (record_id, line, user_id)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE pastes (
+            id INTEGER PRIMARY KEY,
+            channel TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            line TEXT NOT NULL,
+            record_id TEXT,
+            score REAL,
+            replied INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX pastes_created ON pastes(created_at)")
+
+
+SCHEMA_VERSION = len(migrations._migrations)

@@ -1,0 +1,306 @@
+"""The record store: one SQLite file (WAL) through sqlite-utils.
+
+A `Store` owns one connection and must be used from the thread that opened it (sqlite3's rule);
+async code goes through `bot.store.worker.StoreWorker`, which keeps one store on one thread.
+Every write that must not be half-done runs in a single transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from bot.core.records import Record
+from bot.core.views import Tally, workaround_key
+from bot.errors import NotFound, StoreError
+from bot.store.schema import SCHEMA_VERSION, migrations
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def content_hash(data: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+@dataclass
+class ImportSummary:
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (
+            f"{len(self.added)} added, {len(self.changed)} changed, "
+            f"{len(self.unchanged)} unchanged, {len(self.removed)} removed"
+        )
+
+
+class Store:
+    """errfix's SQLite database: records, workarounds, votes, replies, dedupe, learning."""
+
+    def __init__(self, path: str | Path, *, check_same_thread: bool = True) -> None:
+        self.path = str(path)
+        try:
+            conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
+            self.db = Database(conn)
+            if self.path != ":memory:":
+                self.db.enable_wal()
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._check_not_newer()
+            migrations.apply(self.db)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not a usable errfix database ({e})") from None
+
+    def _check_not_newer(self) -> None:
+        applied = migrations.applied(self.db)
+        known = {m.name for m in migrations._migrations}
+        unknown = [m.name for m in applied if m.name not in known]
+        if unknown:
+            raise StoreError(
+                f"{self.path}: written by a newer errfix (schema has {', '.join(unknown)}); upgrade errfix"
+            )
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    # ---- versions -------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        return len(migrations.applied(self.db))
+
+    @property
+    def version(self) -> int:
+        """Bumped by every change to records or aliases: matchers rebuild when it moves."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+        return int(row[0])
+
+    def _bump(self) -> None:
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'store_version'")
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM records").fetchone()[0])
+
+    # ---- records --------------------------------------------------------------------------
+
+    def import_records(
+        self, records: Iterable[Record], *, origin: str = "import", replace_all: bool = False
+    ) -> ImportSummary:
+        """Upsert records in one transaction; votes and learned aliases are kept.
+
+        With `replace_all`, records not in `records` are removed (used by sync), again keeping
+        the votes so a record that comes back finds them.
+        """
+        summary = ImportSummary()
+        stamp = now_iso()
+        with self.db.atomic():
+            existing = dict(self.db.execute("SELECT id, content_hash FROM records").fetchall())
+            incoming: set[str] = set()
+            for rec in records:
+                incoming.add(rec.id)
+                data = rec.to_json()
+                digest = content_hash(data)
+                old = existing.get(rec.id)
+                if old == digest:
+                    summary.unchanged.append(rec.id)
+                    continue
+                (summary.changed if old else summary.added).append(rec.id)
+                self._write_record(rec, data, digest, origin, stamp)
+            if replace_all:
+                for rid in sorted(set(existing) - incoming):
+                    self.db.execute("DELETE FROM records WHERE id = ?", [rid])
+                    self.db.execute("DELETE FROM aliases WHERE record_id = ? AND origin = 'record'", [rid])
+                    summary.removed.append(rid)
+            if summary.added or summary.changed or summary.removed:
+                self._bump()
+        return summary
+
+    def _write_record(self, rec: Record, data: dict[str, Any], digest: str, origin: str, stamp: str) -> None:
+        self.db["records"].upsert(  # type: ignore[union-attr]
+            {
+                "id": rec.id,
+                "domain": rec.domain,
+                "signature": rec.signature,
+                "regex": rec.regex,
+                "aliases_text": "\n".join(rec.aliases),
+                "root_cause": rec.root_cause,
+                "tags_text": " ".join(rec.tags),
+                "data": json.dumps(data, ensure_ascii=False),
+                "content_hash": digest,
+                "origin": origin,
+                "imported_at": stamp,
+            },
+            pk="id",
+        )
+        self.db.execute("DELETE FROM workarounds WHERE record_id = ?", [rec.id])
+        self.db.execute("DELETE FROM dead_ends WHERE record_id = ?", [rec.id])
+        self.db.execute("DELETE FROM aliases WHERE record_id = ? AND origin = 'record'", [rec.id])
+        self.db.conn.executemany(
+            "INSERT INTO workarounds (record_id, idx, wkey, action, prior_rate) VALUES (?, ?, ?, ?, ?)",
+            [(rec.id, i, workaround_key(w.action), w.action, w.success_rate) for i, w in enumerate(rec.workarounds)],
+        )
+        self.db.conn.executemany(
+            "INSERT INTO dead_ends (record_id, idx, action, prior_rate) VALUES (?, ?, ?, ?)",
+            [(rec.id, i, d.action, d.fail_rate) for i, d in enumerate(rec.dead_ends)],
+        )
+        self.db.conn.executemany(
+            "INSERT OR IGNORE INTO aliases (record_id, alias, origin, created_at) VALUES (?, ?, 'record', ?)",
+            [(rec.id, a, stamp) for a in rec.aliases],
+        )
+
+    def get(self, record_id: str) -> Record:
+        row = self.db.execute("SELECT data FROM records WHERE id = ?", [record_id]).fetchone()
+        if row is None:
+            raise NotFound(f"no record with id {record_id!r}")
+        return Record.model_validate_json(row[0])
+
+    def has(self, record_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM records WHERE id = ?", [record_id]).fetchone() is not None
+
+    def records(self) -> Iterator[Record]:
+        for (data,) in self.db.execute("SELECT data FROM records ORDER BY id"):
+            yield Record.model_validate_json(data)
+
+    def learned_aliases(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for rid, alias in self.db.execute(
+            "SELECT record_id, alias FROM aliases WHERE origin = 'learned' ORDER BY created_at"
+        ):
+            out.setdefault(rid, []).append(alias)
+        return out
+
+    def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
+        """BM25 keyword search; `words` is plain text, quoted here so it can't be FTS syntax."""
+        terms = [t for t in "".join(c if c.isalnum() else " " for c in words).split() if t]
+        if not terms:
+            return []
+        query = " OR ".join(f'"{t}"' for t in terms[:32])
+        rows = self.db.execute(
+            "SELECT records.id, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
+            "JOIN records ON records.rowid = records_fts.rowid WHERE records_fts MATCH ? "
+            "ORDER BY rank LIMIT ?",
+            [query, limit],
+        ).fetchall()
+        return [(rid, float(rank)) for rid, rank in rows]
+
+    # ---- votes ----------------------------------------------------------------------------
+
+    def tallies(self, record_id: str) -> dict[str, Tally]:
+        """Team votes per workaround key of one record."""
+        rows = self.db.execute(
+            "SELECT wkey, sum(value = 1), sum(value = -1) FROM votes WHERE record_id = ? GROUP BY wkey",
+            [record_id],
+        ).fetchall()
+        return {wkey: Tally(int(up), int(down)) for wkey, up, down in rows}
+
+    def all_tallies(self) -> dict[tuple[str, str], Tally]:
+        rows = self.db.execute(
+            "SELECT record_id, wkey, sum(value = 1), sum(value = -1) FROM votes GROUP BY record_id, wkey"
+        ).fetchall()
+        return {(rid, wkey): Tally(int(up), int(down)) for rid, wkey, up, down in rows}
+
+    def vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int | None) -> int | None:
+        """Set, change or (value None) withdraw one user's vote; returns the previous value.
+
+        One statement per case inside one transaction, so concurrent clicks cannot double count.
+        """
+        if value not in (None, 1, -1):
+            raise ValueError("a vote is +1, -1 or None (withdraw)")
+        with self.db.atomic():
+            if not self.db.execute(
+                "SELECT 1 FROM workarounds WHERE record_id = ? AND wkey = ?", [record_id, wkey]
+            ).fetchone():
+                raise NotFound(f"no workaround {wkey!r} in record {record_id!r}")
+            row = self.db.execute(
+                "SELECT value FROM votes WHERE reply_key = ? AND record_id = ? AND wkey = ? AND user_id = ?",
+                [reply_key, record_id, wkey, user_id],
+            ).fetchone()
+            previous = int(row[0]) if row else None
+            if value is None:
+                self.db.execute(
+                    "DELETE FROM votes WHERE reply_key = ? AND record_id = ? AND wkey = ? AND user_id = ?",
+                    [reply_key, record_id, wkey, user_id],
+                )
+            else:
+                self.db.execute(
+                    "INSERT INTO votes (reply_key, record_id, wkey, user_id, value, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (reply_key, record_id, wkey, user_id) "
+                    "DO UPDATE SET value = excluded.value, created_at = excluded.created_at",
+                    [reply_key, record_id, wkey, user_id, value, now_iso()],
+                )
+        return previous
+
+    def votes(self) -> Iterator[dict[str, Any]]:
+        cols = ("reply_key", "record_id", "wkey", "user_id", "value", "created_at")
+        for row in self.db.execute(f"SELECT {', '.join(cols)} FROM votes ORDER BY created_at, rowid"):
+            yield dict(zip(cols, row, strict=True))
+
+    # ---- replies and dedupe ---------------------------------------------------------------
+
+    def record_reply(
+        self, *, channel: str, reply_ts: str, message_ts: str, thread_ts: str, record_id: str,
+        score: float, locale: str = "en",
+    ) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO replies (channel, reply_ts, message_ts, thread_ts, record_id, score, locale, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [channel, reply_ts, message_ts, thread_ts, record_id, score, locale, now_iso()],
+        )
+        self.db.conn.commit()
+
+    def reply(self, channel: str, reply_ts: str) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale FROM replies "
+            "WHERE channel = ? AND reply_ts = ?",
+            [channel, reply_ts],
+        ).fetchone()
+        if row is None:
+            return None
+        keys = ("channel", "reply_ts", "message_ts", "thread_ts", "record_id", "score", "locale")
+        return dict(zip(keys, row, strict=True))
+
+    def first_seen(self, keys: Iterable[str], ttl_seconds: float = 7 * 86400) -> bool:
+        """Atomically mark keys (event id, channel:ts) seen; True only if none was seen before.
+
+        This is the at-most-once guard for retried and repeated Slack events, and it survives a
+        restart because it lives in the database.
+        """
+        now = time.time()
+        keys = list(keys)
+        with self.db.atomic():
+            self.db.execute("DELETE FROM seen_events WHERE seen_at < ?", [now - ttl_seconds])
+            marks = ",".join("?" * len(keys))
+            if self.db.execute(f"SELECT 1 FROM seen_events WHERE key IN ({marks})", keys).fetchone():
+                return False
+            self.db.conn.executemany("INSERT INTO seen_events (key, seen_at) VALUES (?, ?)", [(k, now) for k in keys])
+        return True
+
+    # ---- stats ----------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        q = self.db.execute
+        return {
+            "records": self.count(),
+            "by_domain": dict(q("SELECT domain, count(*) FROM records GROUP BY domain ORDER BY 2 DESC, 1").fetchall()),
+            "votes_up": int(q("SELECT count(*) FROM votes WHERE value = 1").fetchone()[0]),
+            "votes_down": int(q("SELECT count(*) FROM votes WHERE value = -1").fetchone()[0]),
+            "replies": int(q("SELECT count(*) FROM replies").fetchone()[0]),
+            "learned_aliases": int(q("SELECT count(*) FROM aliases WHERE origin = 'learned'").fetchone()[0]),
+            "schema_version": self.schema_version(),
+            "store_version": self.version,
+        }
+
+
+__all__ = ["SCHEMA_VERSION", "ImportSummary", "Store", "Tally", "workaround_key"]
