@@ -137,8 +137,13 @@ def cmd_show(args: argparse.Namespace) -> int:
         by_index = {w.index: w for w in view.workarounds}
         for i, w in enumerate(data["workarounds"]):
             v = by_index[i]
-            w.update(success_rate=round(v.success_rate, 4), prior_rate=v.prior_rate,
-                     votes_up=v.votes_up, votes_down=v.votes_down, rank=view.workarounds.index(v) + 1)
+            w.update(
+                success_rate=round(v.success_rate, 4),
+                prior_rate=v.prior_rate,
+                votes_up=v.votes_up,
+                votes_down=v.votes_down,
+                rank=view.workarounds.index(v) + 1,
+            )
         _out(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         _out(render.record_text(view))
@@ -150,8 +155,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         _out(json.dumps(stats))
         return EXIT_OK
-    _out(f"records: {stats['records']}   votes: +{stats['votes_up']} / -{stats['votes_down']}   "
-         f"replies: {stats['replies']}   learned aliases: {stats['learned_aliases']}")
+    _out(
+        f"records: {stats['records']}   votes: +{stats['votes_up']} / -{stats['votes_down']}   "
+        f"replies: {stats['replies']}   learned aliases: {stats['learned_aliases']}"
+    )
     for domain, n in stats["by_domain"].items():
         _out(f"  {domain or '(none)':<20} {n}")
     return EXIT_OK
@@ -216,5 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as e:  # an unreadable input or unwritable output path: bad input, not a crash
+        _err(f"errfix: {e}")
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

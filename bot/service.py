@@ -13,10 +13,10 @@ from typing import Any
 
 from bot.core.extract import extract
 from bot.core.match import Candidate, Matcher
-from bot.core.views import Diagnosis, MatchView, rank_workarounds, updated_record
+from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds, updated_record
 from bot.store.store import Store
 
-REPLY_THRESHOLD = 0.6  # channel answers need this score; calibrated by bench/eval.py
+REPLY_THRESHOLD = 0.7  # channel answers need this score; calibrated by bench/eval.py on dev.jsonl
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
 
 
@@ -35,7 +35,7 @@ class Errfix:
     def build_matcher(self) -> tuple[int, Matcher]:
         version = self.store.version
         records = list(self.store.records())
-        return version, Matcher(records, self.store.learned_aliases())
+        return version, Matcher(records, self.store.learned_aliases(), seeds=self.store.seed_ids())
 
     def install_matcher(self, version: int, matcher: Matcher) -> None:
         with self._lock:
@@ -84,7 +84,9 @@ class Errfix:
 
     def export_records(self) -> Iterator[dict[str, Any]]:
         """Records in the file format, with rates and evidence updated from this team's votes."""
-        tallies = self.store.all_tallies()
+        by_record: dict[str, dict[str, Tally]] = {}
+        for (rid, wkey), tally in self.store.all_tallies().items():
+            by_record.setdefault(rid, {})[wkey] = tally
         learned = self.store.learned_aliases()
         for rec in self.store.records():
-            yield updated_record(rec, {k: t for (rid, k), t in tallies.items() if rid == rec.id}, learned.get(rec.id, []))
+            yield updated_record(rec, by_record.get(rec.id, {}), learned.get(rec.id, []))

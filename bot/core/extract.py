@@ -24,24 +24,78 @@ _SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|>\s]{1,2000})(?:\|([^>]{0
 _SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^>]{0,200}))?>")
 _FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
 _MD = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
-_CJK_PUNCT = str.maketrans({"。": ".", "，": ",", "：": ":", "；": ";", "（": "(", "）": ")", "“": '"',
-                            "”": '"', "‘": "'", "’": "'", "「": '"', "」": '"', "、": ",", "！": "!"})
+_CJK_PUNCT = str.maketrans(
+    {
+        "。": ".",
+        "，": ",",
+        "：": ":",
+        "；": ";",
+        "（": "(",
+        "）": ")",
+        "“": '"',
+        "”": '"',
+        "‘": "'",
+        "’": "'",
+        "「": '"',
+        "」": '"',
+        "、": ",",
+        "！": "!",
+    }
+)
 
 # What makes a line an error line, strongest first. Each is (kind, weight, pattern).
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
-    ("python", 1.0, re.compile(r"^\s{0,8}(?:[A-Za-z_][\w.]{0,120}\.)?[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Fault|Failure|Denied|Timeout|NotFound|Missing|Invalid)\b(?:: |:$|$)")),
+    (
+        "python",
+        1.0,
+        re.compile(
+            r"^\s{0,8}(?:[A-Za-z_][\w.]{0,120}\.)?[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Fault|Failure|Denied|Timeout|NotFound|Missing|Invalid)\b(?:: |:$|$)"
+        ),
+    ),
     ("java-cause", 0.95, re.compile(r"^\s{0,8}Caused by: ")),
     ("rust", 1.0, re.compile(r"^\s{0,8}error(?:\[E\d{4}\])?: ")),
     ("ts", 1.0, re.compile(r"\berror TS\d{3,5}\b")),
     ("panic", 1.0, re.compile(r"^\s{0,8}(?:panic: |thread '[^']{0,80}' panicked at|fatal error: |goroutine \d+ \[)")),
     ("npm", 0.8, re.compile(r"^\s{0,4}npm (?:ERR!|error) ")),
-    ("cc", 0.95, re.compile(r":\d+(?::\d+)?: (?:fatal )?error: |undefined reference to |ld(?:\.\w+)?: (?:error|cannot find)|collect2: error")),
-    ("fatal", 0.9, re.compile(r"^\s{0,8}(?:fatal|FATAL|Fatal|error|ERROR|Error|E|F)(?:\s{0,3}\[[^\]]{0,40}\])?\s{0,3}[:!]\s")),
+    (
+        "cc",
+        0.95,
+        re.compile(
+            r":\d+(?::\d+)?: (?:fatal )?error: |undefined reference to |ld(?:\.\w+)?: (?:error|cannot find)|collect2: error"
+        ),
+    ),
+    (
+        "fatal",
+        0.9,
+        re.compile(r"^\s{0,8}(?:fatal|FATAL|Fatal|error|ERROR|Error|E|F)(?:\s{0,3}\[[^\]]{0,40}\])?\s{0,3}[:!]\s"),
+    ),
     ("warning", 0.45, re.compile(r"^\s{0,8}(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)")),
-    ("cuda", 0.85, re.compile(r"\b(?:CUDA error|CUDNN_STATUS_\w+|CUBLAS_STATUS_\w+|NCCL (?:WARN|error|Error)|ncclInternalError|ncclUnhandled\w+|nvcc fatal|NVIDIA-SMI has failed)", re.I)),
+    (
+        "cuda",
+        0.85,
+        re.compile(
+            r"\b(?:CUDA error|CUDNN_STATUS_\w+|CUBLAS_STATUS_\w+|NCCL (?:WARN|error|Error)|ncclInternalError|ncclUnhandled\w+|nvcc fatal|NVIDIA-SMI has failed)",
+            re.I,
+        ),
+    ),
     ("exception", 0.8, re.compile(r"\b(?:[A-Z]\w{1,60}(?:Error|Exception))(?:: | \(|$)")),
-    ("keyword", 0.6, re.compile(r"\b(?:error|failed|failure|fatal|denied|refused|cannot|can't|couldn't|unable to|not found|no such|invalid|unsupported|incompatible|exceeded|timed? ?out|killed|segmentation fault|out of memory|traceback|exception|unresolved|undefined|mismatch|conflict)\b", re.I)),
+    (
+        "keyword",
+        0.6,
+        re.compile(
+            r"\b(?:error|failed|failure|fatal|denied|refused|cannot|can't|couldn't|unable to|not found|no such|invalid|unsupported|incompatible|exceeded|timed? ?out|killed|segmentation fault|out of memory|traceback|exception|unresolved|undefined|mismatch|conflict|missing|too open|unprotected|abort(?:ed)?|crash(?:ed)?|panic|not allowed|forbidden|unauthorized|rejected|overflow|deadlock|corrupt(?:ed)?|illegal|expected .{1,60} but|is not (?:a |an )?(?:supported|valid|recognized|defined|compatible))\b",
+            re.I,
+        ),
+    ),
+    (
+        "status",
+        0.7,
+        re.compile(
+            r"\b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled|Evicted|FailedScheduling|FailedMount|Back-off|NOT_FOUND|PERMISSION_DENIED|UNAVAILABLE|DEADLINE_EXCEEDED|E[A-Z]{3,12}(?=[:\s]))"
+        ),
+    ),
 ]
+_RAISE = re.compile(r"\braise ([A-Z]\w{0,80})\((['\"])(.{1,300})\2\)")
 _TRACEBACK = re.compile(r"^\s{0,8}Traceback \(most recent call last\):")
 _FRAME = re.compile(r"^\s{0,12}(?:File \"|at [\w$.<>]{1,200}\(|\d{1,3}: 0x|#\d{1,3} )")
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
@@ -52,7 +106,10 @@ _NORM = [
     (re.compile(r"\b0x[0-9a-f]{4,}\b", re.I), " <hex> "),
     (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?", re.I), " <path> "),
     (re.compile(r"https?://\S{1,500}"), " <url> "),
-    (re.compile(r"\[\s?\d+(?:\s?,\s?\d+){1,7}\s?\]|\(\s?\d+(?:\s?,\s?\d+){1,7}\s?\)|\b\d+x\d+(?:x\d+){0,3}\b"), " <shape> "),
+    (
+        re.compile(r"\[\s?\d+(?:\s?,\s?\d+){1,7}\s?\]|\(\s?\d+(?:\s?,\s?\d+){1,7}\s?\)|\b\d+x\d+(?:x\d+){0,3}\b"),
+        " <shape> ",
+    ),
     (re.compile(r"\b[0-9a-f]{12,64}\b", re.I), " <hex> "),
     (re.compile(r"\b\d+(?:\.\d+)*\b"), " <n> "),
     (re.compile(r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`"), " <q> "),
@@ -61,7 +118,11 @@ _SPACE = re.compile(r"\s+")
 
 # Environment hints found in the text: they prefer the matching variant among near-identical records.
 _ENV = [
-    ("os", re.compile(r"\b(?:windows|win32|win64|win_amd64|powershell|[a-z]:\\\\?(?:users|program files|python))", re.I), "windows"),
+    (
+        "os",
+        re.compile(r"\b(?:windows|win32|win64|win_amd64|powershell|[a-z]:\\\\?(?:users|program files|python))", re.I),
+        "windows",
+    ),
     ("os", re.compile(r"\b(?:macos|mac os|darwin|osx|/Users/|homebrew|apple m[1-4])", re.I), "macos"),
     ("os", re.compile(r"\b(?:linux|ubuntu|debian|centos|fedora|/home/|/usr/lib/)", re.I), "linux"),
     ("os", re.compile(r"\bwsl2?\b", re.I), "wsl"),
@@ -71,8 +132,15 @@ _VERSIONED = re.compile(
     r"(?:[ =:/-]{0,3}v?|(?<=py)|(?<=cuda))(\d{1,2})(?:\.(\d{1,2}))?",
     re.I,
 )
-_ALIASES = {"pytorch": "torch", "py": "python", "nodejs": "node", "jdk": "java", "tf": "tensorflow",
-            "k8s": "kubernetes", "ts": "typescript"}
+_ALIASES = {
+    "pytorch": "torch",
+    "py": "python",
+    "nodejs": "node",
+    "jdk": "java",
+    "tf": "tensorflow",
+    "k8s": "kubernetes",
+    "ts": "typescript",
+}
 
 
 @dataclass(frozen=True)
@@ -168,6 +236,9 @@ def extract(text: str) -> Extracted:
             continue
         if _FRAME.search(line) or _CHAIN.search(line):
             continue
+        raised = _RAISE.search(stripped)
+        if raised:  # `raise RuntimeError('x')` as the last frame line: the message is the error
+            stripped = f"{raised.group(1)}: {raised.group(3)}"
         hit = _classify(stripped)
         if hit is None:
             continue

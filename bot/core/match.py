@@ -31,15 +31,99 @@ from bot.core.regexes import RegexSet
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
-    ["the", "and", "for", "with", "not", "but", "was", "are", "this", "that", "from", "has", "have", "had", "you", "your", "use", "using", "can", "cannot", "error", "errors", "is", "in", "on", "of", "to", "a", "an", "be", "or", "at", "by", "it", "as", "no", "none", "true", "false"]
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "not",
+        "but",
+        "was",
+        "are",
+        "this",
+        "that",
+        "from",
+        "has",
+        "have",
+        "had",
+        "you",
+        "your",
+        "use",
+        "using",
+        "can",
+        "cannot",
+        "error",
+        "errors",
+        "is",
+        "in",
+        "on",
+        "of",
+        "to",
+        "a",
+        "an",
+        "be",
+        "or",
+        "at",
+        "by",
+        "it",
+        "as",
+        "no",
+        "none",
+        "true",
+        "false",
+    ]
 )
 _ENV_PART = re.compile(r"^([a-z]+?)(\d+(?:\.\d+)?)$")
-_PART_NAMES = {"py": "python", "pt": "torch", "pytorch": "torch", "torch": "torch", "cuda": "cuda",
-               "node": "node", "jdk": "java", "go": "go", "rust": "rust", "pip": "pip", "tf": "tensorflow",
-               "hf": "transformers", "k8s": "kubernetes", "ts": "typescript", "docker": "docker",
-               "git": "git", "react": "react", "nextjs": "next", "python": "python", "numpy": "numpy"}
-_OS_WORDS = {"linux": "os:linux", "win": "os:windows", "windows": "os:windows", "macos": "os:macos",
-             "mac": "os:macos", "wsl": "os:wsl"}
+_PART_NAMES = {
+    "py": "python",
+    "pt": "torch",
+    "pytorch": "torch",
+    "torch": "torch",
+    "cuda": "cuda",
+    "node": "node",
+    "jdk": "java",
+    "go": "go",
+    "rust": "rust",
+    "pip": "pip",
+    "tf": "tensorflow",
+    "hf": "transformers",
+    "k8s": "kubernetes",
+    "ts": "typescript",
+    "docker": "docker",
+    "git": "git",
+    "react": "react",
+    "nextjs": "next",
+    "python": "python",
+    "numpy": "numpy",
+}
+_DOMAIN_WORDS = {
+    "pytorch": ("torch", "pytorch"),
+    "kubernetes": ("kubectl", "k8s", "pod", "kubernetes", "kubelet"),
+    "node": ("node", "npm", "nodejs", "yarn"),
+    "typescript": ("ts", "tsc", "typescript", "tsx"),
+    "huggingface": ("transformers", "huggingface", "hf", "tokenizer", "datasets"),
+    "python": ("python", "py", "pip"),
+    "cuda": ("cuda", "nvidia", "gpu", "nvcc"),
+    "docker": ("docker", "dockerfile", "container", "compose"),
+    "pip": ("pip", "pip3", "conda", "wheel", "venv"),
+    "go": ("go", "golang"),
+    "rust": ("rust", "cargo", "rustc"),
+    "java": ("java", "jvm", "maven", "gradle", "jar"),
+    "nextjs": ("next", "nextjs"),
+    "react": ("react", "jsx"),
+    "numpy": ("numpy", "np"),
+    "pandas": ("pandas", "pd", "dataframe"),
+    "jupyter": ("jupyter", "notebook", "ipykernel"),
+}
+_WORD = re.compile(r"[a-z][a-z0-9]{1,30}")
+_OS_WORDS = {
+    "linux": "os:linux",
+    "win": "os:windows",
+    "windows": "os:windows",
+    "macos": "os:macos",
+    "mac": "os:macos",
+    "wsl": "os:wsl",
+}
 
 
 def tokens(text: str) -> list[str]:
@@ -97,6 +181,7 @@ class Entry:
     texts: tuple[str, ...]  # normalised signature and aliases
     env: frozenset[str]
     specificity: float  # 1 / (1 + other records' signatures this regex matches)
+    domain_words: tuple[str, ...] = ()
     prior: float = 0.0  # learned adjustment (rejections), added to the logit
 
 
@@ -107,19 +192,63 @@ class Candidate:
     parts: dict[str, float] = field(default_factory=dict)
 
 
+FEATURES = ("rx_line", "rx_text", "span", "spec", "fuzzy2", "cover", "domain", "env", "strong_fuzzy", "miss", "lcover")
+
+
 @dataclass(frozen=True)
 class Weights:
-    """Logistic weights; fitted by bench/eval.py --fit on labelled pastes."""
+    """Logistic weights over FEATURES; fitted by bench/fit_weights.py on labelled pastes."""
 
-    bias: float = -5.0
-    rx_line: float = 3.2
-    rx_text: float = 1.6
-    span: float = 1.6
-    spec: float = 1.4
-    fuzzy: float = 4.2
-    cover: float = 2.2
-    env: float = 0.25
-    strong_line: float = 0.5
+    bias: float = -2.046
+    rx_line: float = 1.049
+    rx_text: float = 0.289
+    span: float = 0.925
+    spec: float = 0.488
+    fuzzy2: float = 1.169
+    cover: float = 1.857
+    domain: float = 1.111
+    env: float = -0.040
+    strong_fuzzy: float = -0.037
+    miss: float = -0.927
+    lcover: float = 1.152
+
+    def logit(self, parts: dict[str, float]) -> float:
+        return self.bias + sum(getattr(self, f) * parts[f] for f in FEATURES) + parts.get("prior", 0.0)
+
+
+CALIBRATION_FEATURES = ("z", "margin", "lcover", "miss", "rx_line", "strong")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Turns a ranking logit into P(this is the right record), using the margin over the runner-up.
+
+    Ranking decides the order; this decides how sure we are, which is what `reply` thresholds.
+    Fitted by bench/fit_weights.py on the first candidate of each labelled paste.
+    """
+
+    bias: float = -1.318
+    z: float = 1.752
+    margin: float = 0.569
+    lcover: float = 0.189
+    miss: float = -0.088
+    rx_line: float = 0.321
+    strong: float = -0.283
+
+    def logit(self, feats: dict[str, float]) -> float:
+        return self.bias + sum(getattr(self, f) * feats[f] for f in CALIBRATION_FEATURES)
+
+
+def calibration_features(z: float, runner_up: float | None, parts: dict[str, float], strong: bool) -> dict[str, float]:
+    margin = min(5.0, z - runner_up) if runner_up is not None else 5.0
+    return {
+        "z": z,
+        "margin": margin,
+        "lcover": parts["lcover"],
+        "miss": parts["miss"],
+        "rx_line": parts["rx_line"],
+        "strong": 1.0 if strong else 0.0,
+    }
 
 
 def _sigmoid(z: float) -> float:
@@ -135,18 +264,34 @@ class Matcher:
         learned_aliases: dict[str, list[str]] | None = None,
         priors: dict[str, float] | None = None,
         weights: Weights | None = None,
+        calibration: Calibration | None = None,
+        seeds: frozenset[str] = frozenset(),
     ) -> None:
         learned_aliases = learned_aliases or {}
         priors = priors or {}
         self.weights = weights or Weights()
+        self.calibration = calibration or Calibration()
         self.regexes = RegexSet([r.regex for r in records])
         spec_counts = self._vagueness(records)
         self.entries: list[Entry] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
         for i, rec in enumerate(records):
-            texts = tuple(dict.fromkeys(normalize(t) for t in [rec.signature, *rec.aliases, *learned_aliases.get(rec.id, [])] if t.strip()))
+            texts = tuple(
+                dict.fromkeys(
+                    normalize(t) for t in [rec.signature, *rec.aliases, *learned_aliases.get(rec.id, [])] if t.strip()
+                )
+            )
+            domain = rec.domain.lower()
             self.entries.append(
-                Entry(rec.id, rec.signature, texts, record_env(rec), 1.0 / (1.0 + spec_counts[i]), priors.get(rec.id, 0.0))
+                Entry(
+                    rec.id,
+                    rec.signature,
+                    texts,
+                    record_env(rec),
+                    1.0 / (1.0 + spec_counts[i]),
+                    _DOMAIN_WORDS.get(domain, (domain,)),
+                    priors.get(rec.id, 0.0),
+                )
             )
             for tok in set(t for text in texts for t in tokens(text)):
                 self.postings[tok].append(i)
@@ -155,6 +300,28 @@ class Matcher:
         self.max_idf = math.log(1 + n)
         self.by_id = {e.id: i for i, e in enumerate(self.entries)}
         self._sig_idf = [self._idf_mass(tokens(e.texts[0])) if e.texts else 0.0 for e in self.entries]
+        self._text_tokens = [[frozenset(tokens(t)) for t in e.texts] for e in self.entries]
+        self.shadows = self._shadows(records, seeds)
+
+    def _shadows(self, records: Sequence[Record], seeds: frozenset[str]) -> dict[int, set[int]]:
+        """Bundled seed → the team's imported records for the same error (regexes match both ways).
+
+        When a team imports its own record for an error the bundled seeds also cover, the team's
+        record is the answer: seeds are the out-of-the-box fallback, not a competitor.
+        """
+        if not seeds:
+            return {}
+        shadows: dict[int, set[int]] = {}
+        for i, rec in enumerate(records):
+            if rec.id not in seeds:
+                continue
+            for hit in self.regexes.search(rec.signature):
+                other = records[hit.index]
+                if other.id in seeds:
+                    continue
+                if any(h.index == i for h in self.regexes.search(other.signature)):
+                    shadows.setdefault(i, set()).add(hit.index)
+        return shadows
 
     def _vagueness(self, records: Sequence[Record]) -> list[int]:
         """How many *other* records' signatures each regex matches: its vagueness."""
@@ -181,6 +348,50 @@ class Matcher:
         best = sorted(acc.items(), key=lambda kv: -kv[1])[:limit]
         return dict(best)
 
+    def _missing(self, i: int, present: set[str]) -> float:
+        """The rarest word of the record's best wording that the paste lacks, as IDF in [0, 1].
+
+        "ReferenceError: fetch is not defined" is not "ReferenceError: window is not defined":
+        fuzzy scores them alike, but the missing rare word tells them apart.
+        """
+        best = 1.0
+        for toks in self._text_tokens[i]:
+            missing = [self.idf.get(t, self.max_idf) for t in toks if t not in present]
+            best = min(best, max(missing, default=0.0) / self.max_idf)
+        return best
+
+    def _prefer_imported(self, ranked: list[Candidate]) -> list[Candidate]:
+        """Move a team record above a seed it shadows, giving it the seed's place and logit."""
+        if not self.shadows:
+            return ranked
+        out = list(ranked)
+        for k in range(len(out)):
+            shadows = self.shadows.get(self.by_id[out[k].id])
+            if not shadows:
+                continue
+            for j in range(k + 1, len(out)):
+                if self.by_id[out[j].id] in shadows:
+                    seed, team = out[k], out.pop(j)
+                    team.parts.update(z=seed.parts["z"], shadows=1.0)
+                    out.insert(k, team)
+                    break
+        return out
+
+    def _line_cover(self, i: int, line_norm: str) -> float:
+        """Share of the error line's rare vocabulary that the record's wording explains.
+
+        An uncovered error that merely resembles a record ("destination path … already exists"
+        vs "tag … already exists") leaves its own distinctive words unexplained.
+        """
+        line_toks = set(tokens(line_norm))
+        if not line_toks:
+            return 0.0
+        total = self._idf_mass(line_toks)
+        best = 0.0
+        for toks in self._text_tokens[i]:
+            best = max(best, self._idf_mass(line_toks & toks) / total if total else 0.0)
+        return best
+
     def match(self, ex: Extracted, limit: int = 5) -> list[Candidate]:
         """Best candidates first, each with its score and the parts that made it."""
         if not self.entries:
@@ -191,6 +402,9 @@ class Matcher:
         text_hits = {h.index: h.span for h in self.regexes.search(ex.text[-REGEX_TEXT_LIMIT:])}
         lines = ex.lines[:6]
         q_tokens = set(t for ln in lines for t in tokens(ln.norm))
+        if not q_tokens:  # no error-looking line: the words of the paste may still name one
+            q_tokens = set(tokens(normalize(ex.text[-4000:])))
+        words = set(_WORD.findall(ex.text[-REGEX_TEXT_LIMIT:].lower()))
         tok_cands = self._token_candidates(q_tokens, 40)
         pool = set(line_hits) | set(text_hits) | set(tok_cands)
         out: list[Candidate] = []
@@ -201,23 +415,44 @@ class Matcher:
             rx_text = 1.0 if (i in text_hits and i not in line_hits) else 0.0
             span_q = min(1.0, span / 40.0) if (rx_line or rx_text) else 0.0
             spec = e.specificity if (rx_line or rx_text) else 0.0
-            fz = 0.0
-            strong = 0.0
+            fz, strong, best_line = 0.0, 0.0, None
             for ln in lines:
                 for t in e.texts:
-                    s = fuzz.token_set_ratio(ln.norm, t) if len(t) < 30 else fuzz.token_sort_ratio(ln.norm, t)
-                    s = max(s, fuzz.partial_ratio(t, ln.norm) if len(t) <= len(ln.norm) else 0.0)
-                    if s / 100.0 > fz:
-                        fz = s / 100.0
+                    sc = fuzz.token_set_ratio(ln.norm, t) if len(t) < 30 else fuzz.token_sort_ratio(ln.norm, t)
+                    sc = max(sc, fuzz.partial_ratio(t, ln.norm) if len(t) <= len(ln.norm) else 0.0)
+                    if sc / 100.0 > fz:
+                        fz, best_line = sc / 100.0, ln
                         strong = 1.0 if ln.weight >= 0.9 else 0.0
+            lcover = self._line_cover(i, best_line.norm) if best_line is not None else 0.0
             sig_mass = self._sig_idf[i]
             cover = (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0
             cover = min(1.0, cover)
+            miss = self._missing(i, q_tokens)
             env = env_agreement(e.env, ex.env)
-            z = (w.bias + w.rx_line * rx_line + w.rx_text * rx_text + w.span * span_q + w.spec * spec
-                 + w.fuzzy * fz ** 2 + w.cover * cover + w.env * env + w.strong_line * strong * fz + e.prior)
-            parts = {"rx_line": rx_line, "rx_text": rx_text, "span": round(span_q, 3), "spec": round(spec, 3),
-                     "fuzzy": round(fz, 3), "cover": round(cover, 3), "env": round(env, 3), "prior": e.prior}
-            out.append(Candidate(e.id, round(_sigmoid(z), 4), parts))
-        out.sort(key=lambda c: (-c.score, c.id))
-        return out[:limit]
+            dom = 1.0 if any(d in words for d in e.domain_words) else 0.0
+            parts = {
+                "rx_line": rx_line,
+                "rx_text": rx_text,
+                "span": round(span_q, 3),
+                "spec": round(spec, 3),
+                "fuzzy2": round(fz * fz, 3),
+                "cover": round(cover, 3),
+                "domain": dom,
+                "env": round(env, 3),
+                "strong_fuzzy": round(strong * fz, 3),
+                "miss": round(miss, 3),
+                "lcover": round(lcover, 3),
+                "prior": e.prior,
+            }
+            parts["z"] = round(w.logit(parts), 4)
+            out.append(Candidate(e.id, 0.0, parts))
+        out.sort(key=lambda c: (-c.parts["z"], c.id))
+        out = self._prefer_imported(out)
+        strong = any(ln.weight >= 0.8 for ln in ex.lines)
+        scored = []
+        for k, c in enumerate(out[:limit]):
+            runner_up = out[1].parts["z"] if k == 0 and len(out) > 1 else (out[0].parts["z"] if k else None)
+            feats = calibration_features(c.parts["z"], runner_up, c.parts, strong)
+            c.parts["margin"] = round(feats["margin"], 4)
+            scored.append(Candidate(c.id, round(_sigmoid(self.calibration.logit(feats)), 4), c.parts))
+        return scored

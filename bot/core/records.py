@@ -135,7 +135,12 @@ class Record(_Part):
     def unknown_fields(self) -> list[str]:
         """Dotted paths of fields not in the format (kept, but worth a warning)."""
         found = [str(k) for k in (self.model_extra or {})]
-        found += [f"transition_graph.{k}" for k in (self.transition_graph.model_extra or {})]
+        graph = self.transition_graph
+        found += [f"transition_graph.{k}" for k in (graph.model_extra or {})]
+        for kind in ("leads_to", "preceded_by", "frequently_confused_with"):
+            for i, entry in enumerate(getattr(graph, kind)):
+                if isinstance(entry, Link):
+                    found += [f"transition_graph.{kind}[{i}].{k}" for k in (entry.model_extra or {})]
         for name in ("workarounds", "dead_ends", "versions"):
             for i, part in enumerate(getattr(self, name)):
                 found += [f"{name}[{i}].{k}" for k in (part.model_extra or {})]

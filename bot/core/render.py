@@ -37,7 +37,9 @@ def match_text(m: MatchView, sure: bool = True, max_how: int = 400) -> str:
 def diagnosis_text(d: Diagnosis) -> str:
     if not d.matches:
         return "No known error recognised." if d.is_error else "No error found in the text."
-    head = "errfix would answer this in a channel:" if d.reply else "Not sure enough to answer unprompted; best guesses:"
+    head = (
+        "errfix would answer this in a channel:" if d.reply else "Not sure enough to answer unprompted; best guesses:"
+    )
     parts = [head, ""]
     for i, m in enumerate(d.matches):
         parts.append(match_text(m, sure=d.reply and i == 0))

@@ -39,8 +39,13 @@ class WorkaroundView:
     votes_down: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"action": self.action, "how": self.how, "success_rate": round(self.success_rate, 4),
-                "votes_up": self.votes_up, "votes_down": self.votes_down}
+        return {
+            "action": self.action,
+            "how": self.how,
+            "success_rate": round(self.success_rate, 4),
+            "votes_up": self.votes_up,
+            "votes_down": self.votes_down,
+        }
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,9 @@ class MatchView:
             "signature": r.signature,
             "root_cause": r.root_cause,
             "workarounds": [w.to_json() for w in self.workarounds],
-            "dead_ends": [{"action": d.action, "why_fails": d.why_fails, "fail_rate": d.fail_rate} for d in r.dead_ends],
+            "dead_ends": [
+                {"action": d.action, "why_fails": d.why_fails, "fail_rate": d.fail_rate} for d in r.dead_ends
+            ],
             "official_doc_url": r.official_doc_url,
         }
 

@@ -50,19 +50,38 @@ def expand(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+class _Lines:
+    """Line numbers of increasing offsets in one text, counted once (a list item costs O(its size))."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.offset, self.line = text, 0, 1
+
+    def at(self, offset: int) -> int:
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
+def _no_constants(name: str) -> Any:
+    """NaN and Infinity are not JSON; Python accepts them, then exports them as null."""
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constants)
 
 
 def _json_values(text: str, source: str) -> Iterator[Located]:
-    """A `.json` file: one object, or a list whose items keep their own line numbers."""
-    decoder = json.JSONDecoder()
+    """A `.json` file: one object, or a list whose items keep the line they start on."""
+    decoder = _DECODER
+    lines = _Lines(text)
     start = len(text) - len(text.lstrip())
     if text[start : start + 1] != "[":
         value, end = decoder.raw_decode(text, start)
-        if text[end:].strip():
-            raise json.JSONDecodeError("extra data after the JSON value", text, end)
-        yield Located(source, _line_of(text, start), value)
+        rest = text[end:]
+        if rest.strip():
+            where = end + len(rest) - len(rest.lstrip())
+            raise json.JSONDecodeError("extra data after the JSON value (one object per line is .jsonl)", text, where)
+        yield Located(source, lines.at(start), value)
         return
     pos = start + 1
     while True:
@@ -72,8 +91,9 @@ def _json_values(text: str, source: str) -> Iterator[Located]:
             if text[pos + 1 :].strip():
                 raise json.JSONDecodeError("extra data after the list", text, pos + 1)
             return
+        item_start = pos
         value, pos = decoder.raw_decode(text, pos)
-        yield Located(source, _line_of(text, pos), value)
+        yield Located(source, lines.at(item_start), value)
         while pos < len(text) and text[pos] in " \t\r\n":
             pos += 1
         if text[pos : pos + 1] == ",":
@@ -85,9 +105,7 @@ def _json_values(text: str, source: str) -> Iterator[Located]:
 def _read_text(path: Path, max_bytes: int) -> str:
     size = path.stat().st_size
     if size > max_bytes:
-        raise InvalidInput(
-            f"{path}: file too large ({size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB)"
-        )
+        raise InvalidInput(f"{path}: file too large ({size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB)")
     data = path.read_bytes()
     if not data.strip():
         raise InvalidInput(f"{path}: empty file, no records in it")
@@ -103,17 +121,39 @@ def iter_raw(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[Located
     """Raw JSON values with their line, raising InvalidInput for unreadable files."""
     text = _read_text(path, max_bytes)
     source = str(path)
+    n = 0
     try:
         if path.suffix == ".jsonl":
-            for n, line in enumerate(text.splitlines(), 1):
+            # Only "\n" ends a JSONL line: str.splitlines() would also split inside strings at
+            # U+2028, U+0085 and friends, which json.dumps(ensure_ascii=False) writes raw.
+            for n, line in enumerate(text.split("\n"), 1):
                 if line.strip():
-                    yield Located(source, n, json.loads(line))
+                    yield Located(source, n, _DECODER.decode(line))
         else:
             yield from _json_values(text, source)
     except json.JSONDecodeError as e:
-        raise InvalidInput(f"{source}:{e.lineno}: not valid JSON: {e.msg}") from None
+        lineno = n if path.suffix == ".jsonl" else e.lineno
+        raise InvalidInput(f"{source}:{lineno}: not valid JSON: {e.msg}") from None
+    except ValueError as e:  # NaN / Infinity, see _no_constants
+        where = f"{source}:{n}" if path.suffix == ".jsonl" else source
+        raise InvalidInput(f"{where}: not valid JSON: {e}") from None
     except RecursionError:
         raise InvalidInput(f"{source}: JSON nested too deeply") from None
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    """An id (or other value) as it can appear inside a one-line problem message."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _encodable(raw: Any) -> bool:
+    """False if a string holds a lone surrogate (a JSON escape like \\ud800 without its pair)."""
+    try:
+        json.dumps(raw, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _describe(loc: Located, rid: str, err: ValidationError) -> list[str]:
@@ -130,7 +170,7 @@ def validate(located: Iterable[Located]) -> LoadResult:
     seen: dict[str, Located] = {}
     for loc in located:
         raw = loc.raw
-        rid = str(raw.get("id", "?")) if isinstance(raw, dict) else "?"
+        rid = _one_line(str(raw.get("id", "?"))) if isinstance(raw, dict) else "?"
         if not isinstance(raw, dict):
             kind = type(raw).__name__
             result.problems.append(f"{loc.source}:{loc.line}: ?: (record): expected an object, got {kind}")
@@ -140,6 +180,10 @@ def validate(located: Iterable[Located]) -> LoadResult:
         except ValidationError as err:
             result.problems += _describe(loc, rid, err)
             continue
+        if rec.unknown_fields() and not _encodable(raw):  # known fields are checked by pydantic
+            msg = "text is not valid Unicode (a lone surrogate escape)"
+            result.problems.append(f"{loc.source}:{loc.line}: {rid}: (record): {msg}")
+            continue
         if rec.id in seen:
             first = seen[rec.id]
             result.problems.append(
@@ -147,9 +191,7 @@ def validate(located: Iterable[Located]) -> LoadResult:
             )
             continue
         seen[rec.id] = loc
-        result.warnings += [
-            f"{loc.source}:{loc.line}: {rec.id}: {f}: unknown field kept" for f in rec.unknown_fields()
-        ]
+        result.warnings += [f"{loc.source}:{loc.line}: {rec.id}: {f}: unknown field kept" for f in rec.unknown_fields()]
         result.records.append((loc, rec))
     return result
 
@@ -160,7 +202,7 @@ def load(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> Loa
     unreadable: list[str] = []
     for path in expand(paths):
         try:
-            located += iter_raw(path, max_bytes)
+            located += list(iter_raw(path, max_bytes))  # a file fails whole: no items before the error
         except InvalidInput as e:
             unreadable.append(str(e))
     result = validate(located)

@@ -173,6 +173,10 @@ class Store:
         for (data,) in self.db.execute("SELECT data FROM records ORDER BY id"):
             yield Record.model_validate_json(data)
 
+    def seed_ids(self) -> frozenset[str]:
+        """Records that came from the bundled seeds (not imported by the team)."""
+        return frozenset(r[0] for r in self.db.execute("SELECT id FROM records WHERE origin = 'seed'"))
+
     def learned_aliases(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for rid, alias in self.db.execute(
@@ -250,8 +254,15 @@ class Store:
     # ---- replies and dedupe ---------------------------------------------------------------
 
     def record_reply(
-        self, *, channel: str, reply_ts: str, message_ts: str, thread_ts: str, record_id: str,
-        score: float, locale: str = "en",
+        self,
+        *,
+        channel: str,
+        reply_ts: str,
+        message_ts: str,
+        thread_ts: str,
+        record_id: str,
+        score: float,
+        locale: str = "en",
     ) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO replies (channel, reply_ts, message_ts, thread_ts, record_id, score, locale, "
