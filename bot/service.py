@@ -16,26 +16,44 @@ from bot.core.match import Candidate, Matcher
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds, updated_record
 from bot.store.store import Store
 
-REPLY_THRESHOLD = 0.7  # channel answers need this score; calibrated by bench/eval.py on dev.jsonl
+REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when more likely right than not
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
 
 
 class Errfix:
     """errfix's behaviour over one store; use from the store's thread only."""
 
-    def __init__(self, store: Store, *, reply_threshold: float = REPLY_THRESHOLD) -> None:
+    def __init__(
+        self, store: Store, *, reply_threshold: float = REPLY_THRESHOLD, background_reindex: bool = False
+    ) -> None:
         self.store = store
         self.reply_threshold = reply_threshold
+        self.background_reindex = background_reindex and store.path != ":memory:"
         self._matcher: Matcher | None = None
         self._matcher_version = -1
         self._lock = threading.Lock()
+        self._rebuilding: threading.Thread | None = None
 
     # ---- index --------------------------------------------------------------------------
 
-    def build_matcher(self) -> tuple[int, Matcher]:
-        version = self.store.version
-        records = list(self.store.records())
-        return version, Matcher(records, self.store.learned_aliases(), seeds=self.store.seed_ids())
+    @staticmethod
+    def build_matcher(store: Store) -> tuple[int, Matcher]:
+        version = store.version
+        records = list(store.records())
+        return version, Matcher(records, store.learned_aliases(), seeds=store.seed_ids())
+
+    def _rebuild_in_background(self) -> None:
+        """Index a new store version on a thread with its own connection; answers keep the old one."""
+
+        def run() -> None:
+            store = Store(self.store.path)
+            try:
+                self.install_matcher(*self.build_matcher(store))
+            finally:
+                store.close()
+
+        self._rebuilding = threading.Thread(target=run, name="errfix-reindex", daemon=True)
+        self._rebuilding.start()
 
     def install_matcher(self, version: int, matcher: Matcher) -> None:
         with self._lock:
@@ -45,8 +63,13 @@ class Errfix:
     @property
     def matcher(self) -> Matcher:
         """The index for the current store version, built on first use after a change."""
-        if self._matcher is None or self._matcher_version != self.store.version:
-            self.install_matcher(*self.build_matcher())
+        if self._matcher is None:
+            self.install_matcher(*self.build_matcher(self.store))
+        elif self._matcher_version != self.store.version:
+            if not self.background_reindex:
+                self.install_matcher(*self.build_matcher(self.store))
+            elif self._rebuilding is None or not self._rebuilding.is_alive():
+                self._rebuild_in_background()
         assert self._matcher is not None
         return self._matcher
 

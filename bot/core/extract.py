@@ -112,7 +112,8 @@ _NORM = [
     ),
     (re.compile(r"\b[0-9a-f]{12,64}\b", re.I), " <hex> "),
     (re.compile(r"\b\d+(?:\.\d+)*\b"), " <n> "),
-    (re.compile(r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`"), " <q> "),
+    # quoted names and values ('numpy', "x.py", `float`), not quoted sentences: those are the message
+    (re.compile(r"'[^'\s]{1,120}'|\"[^\"\s]{1,120}\"|`[^`\s]{1,120}`"), " <q> "),
 ]
 _SPACE = re.compile(r"\s+")
 

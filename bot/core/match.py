@@ -199,18 +199,18 @@ FEATURES = ("rx_line", "rx_text", "span", "spec", "fuzzy2", "cover", "domain", "
 class Weights:
     """Logistic weights over FEATURES; fitted by bench/fit_weights.py on labelled pastes."""
 
-    bias: float = -2.046
-    rx_line: float = 1.049
-    rx_text: float = 0.289
-    span: float = 0.925
-    spec: float = 0.488
-    fuzzy2: float = 1.169
-    cover: float = 1.857
-    domain: float = 1.111
-    env: float = -0.040
-    strong_fuzzy: float = -0.037
-    miss: float = -0.927
-    lcover: float = 1.152
+    bias: float = -2.143
+    rx_line: float = 0.979
+    rx_text: float = 0.317
+    span: float = 0.849
+    spec: float = 0.434
+    fuzzy2: float = 1.144
+    cover: float = 2.142
+    domain: float = 1.056
+    env: float = 0.101
+    strong_fuzzy: float = 0.052
+    miss: float = -0.913
+    lcover: float = 1.005
 
     def logit(self, parts: dict[str, float]) -> float:
         return self.bias + sum(getattr(self, f) * parts[f] for f in FEATURES) + parts.get("prior", 0.0)
@@ -227,13 +227,13 @@ class Calibration:
     Fitted by bench/fit_weights.py on the first candidate of each labelled paste.
     """
 
-    bias: float = -1.318
-    z: float = 1.752
-    margin: float = 0.569
-    lcover: float = 0.189
-    miss: float = -0.088
-    rx_line: float = 0.321
-    strong: float = -0.283
+    bias: float = -1.084
+    z: float = 0.943
+    margin: float = 0.543
+    lcover: float = -0.373
+    miss: float = 0.564
+    rx_line: float = -0.297
+    strong: float = -0.184
 
     def logit(self, feats: dict[str, float]) -> float:
         return self.bias + sum(getattr(self, f) * feats[f] for f in CALIBRATION_FEATURES)
@@ -304,32 +304,27 @@ class Matcher:
         self.shadows = self._shadows(records, seeds)
 
     def _shadows(self, records: Sequence[Record], seeds: frozenset[str]) -> dict[int, set[int]]:
-        """Bundled seed → the team's imported records for the same error (regexes match both ways).
+        """Bundled seed → the team's imported records for the same error: those whose signature the
+        seed's regex (written here to be precise) recognises.
 
         When a team imports its own record for an error the bundled seeds also cover, the team's
         record is the answer: seeds are the out-of-the-box fallback, not a competitor.
         """
-        if not seeds:
-            return {}
         shadows: dict[int, set[int]] = {}
-        for i, rec in enumerate(records):
-            if rec.id not in seeds:
-                continue
-            for hit in self.regexes.search(rec.signature):
-                other = records[hit.index]
-                if other.id in seeds:
-                    continue
-                if any(h.index == i for h in self.regexes.search(other.signature)):
-                    shadows.setdefault(i, set()).add(hit.index)
+        for i, j in self._cross_hits:
+            if records[i].id in seeds and records[j].id not in seeds:
+                shadows.setdefault(i, set()).add(j)
         return shadows
 
     def _vagueness(self, records: Sequence[Record]) -> list[int]:
         """How many *other* records' signatures each regex matches: its vagueness."""
         counts = [0] * len(records)
+        self._cross_hits: list[tuple[int, int]] = []  # (regex i, signature j), i != j
         for j, rec in enumerate(records):
             for hit in self.regexes.search(rec.signature):
                 if hit.index != j:
                     counts[hit.index] += 1
+                    self._cross_hits.append((hit.index, j))
         return counts
 
     def _idf_mass(self, toks: Iterable[str]) -> float:
