@@ -115,7 +115,8 @@ class Posterior:
         z2 = z * z
         centre = p + z2 / (2.0 * n)
         spread = z * math.sqrt(max(0.0, p * (1.0 - p) / n + z2 / (4.0 * n * n)))
-        return min(1.0, max(0.0, (centre - spread) / (1.0 + z2 / n)))
+        # the bound never exceeds the mean; clamp the rounding error at p = 0 or 1
+        return min(p, max(0.0, (centre - spread) / (1.0 + z2 / n)))
 
 
 def prior_weight(evidence_count: int) -> float:
