@@ -64,10 +64,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def jsonl_line(row: dict[str, Any]) -> str:
+    """One JSON line, readable (UTF-8), with the characters some readers treat as line breaks
+    (NEL, U+2028, U+2029) escaped so every reader sees one record per line."""
+    return json.dumps(row, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"
+
+
 def _write_lines(rows: Iterable[dict[str, Any]], target: TextIO) -> int:
     n = 0
     for row in rows:
-        target.write(json.dumps(row, ensure_ascii=False) + "\n")
+        target.write(jsonl_line(row))
         n += 1
     return n
 
