@@ -1,0 +1,179 @@
+"""What the team teaches errfix through Slack: pastes, wrong matches, picked records, votes.
+
+Plain functions over a `Store` (so, like the store, used from its one thread). Tables come from
+schema.py (m002): `pastes` logs every diagnosed channel paste (the App Home lists the ones that
+matched nothing), `rejections` keeps "Not this error" clicks, learned aliases go to `aliases`
+with origin 'learned'.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.core.blocks import HomeSummary
+from bot.core.extract import normalize
+from bot.core.views import MatchView
+from bot.store.store import Store, now_iso
+
+MAX_LINE = 1_000  # a stored paste line or alias is cut to this
+
+
+def iso_days_ago(days: float) -> str:
+    return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---- pastes and rejections ------------------------------------------------------------------
+
+
+def log_paste(
+    store: Store, *, channel: str, ts: str, line: str, record_id: str | None, score: float | None, replied: bool
+) -> None:
+    """Remember one diagnosed paste (its best error line, what it matched, whether we answered)."""
+    store.db.execute(
+        "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [channel, ts, line[:MAX_LINE], record_id, score, int(replied), now_iso()],
+    )
+    store.db.conn.commit()
+
+
+def paste_line(store: Store, channel: str, ts: str) -> str | None:
+    """The error line logged for the message at (channel, ts), if any."""
+    row = store.db.execute(
+        "SELECT line FROM pastes WHERE channel = ? AND ts = ? ORDER BY id DESC LIMIT 1", [channel, ts]
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def reject(store: Store, record_id: str, line: str, user_id: str) -> None:
+    """ "Not this error": `record_id` was wrong for pastes like `line` (kept normalised)."""
+    store.db.execute(
+        "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
+        [record_id, normalize(line)[:MAX_LINE], user_id, now_iso()],
+    )
+    store.db.conn.commit()
+
+
+def rejected_by(store: Store, record_id: str, line: str) -> str | None:
+    """Who first said `record_id` is not the error in pastes like `line` (None: nobody)."""
+    row = store.db.execute(
+        "SELECT user_id FROM rejections WHERE record_id = ? AND line = ? ORDER BY created_at LIMIT 1",
+        [record_id, normalize(line)[:MAX_LINE]],
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def last_rejected_line(store: Store, user_id: str, within_days: float = 1.0) -> str | None:
+    """The raw paste line this user last said errfix got wrong (for a "This one" button)."""
+    row = store.db.execute(
+        "SELECT record_id, line FROM rejections WHERE user_id = ? AND created_at >= ? ORDER BY created_at DESC LIMIT 1",
+        [user_id, iso_days_ago(within_days)],
+    ).fetchone()
+    if row is None:
+        return None
+    record_id, norm = row
+    for (line,) in store.db.execute(
+        "SELECT line FROM pastes WHERE record_id = ? ORDER BY id DESC LIMIT 50", [record_id]
+    ).fetchall():
+        if normalize(line)[:MAX_LINE] == norm:
+            return str(line)
+    return None
+
+
+def learn_alias(store: Store, record_id: str, line: str, user_id: str) -> bool:
+    """Make `line` a learned alias of `record_id`; True if it was new. Matchers rebuild."""
+    line = " ".join(line.split())[:MAX_LINE]
+    if not line or not store.has(record_id):
+        return False
+    with store.db.atomic():
+        cur = store.db.execute(
+            "INSERT OR IGNORE INTO aliases (record_id, alias, origin, created_by, created_at) "
+            "VALUES (?, ?, 'learned', ?, ?)",
+            [record_id, line, user_id, now_iso()],
+        )
+        added = cur.rowcount > 0
+        if added:
+            store.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'store_version'")
+    return added
+
+
+# ---- votes from buttons and reactions -------------------------------------------------------
+
+
+def click_vote(store: Store, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
+    """A button click: sets `value`, changes the other one, or withdraws the same one.
+
+    Returns the user's vote afterwards (None when withdrawn). Run on the store's one thread, so
+    two clicks can't interleave between the read and the write.
+    """
+    with store.db.atomic():
+        previous = store.vote(reply_key, record_id, wkey, user_id, value)
+        if previous == value:
+            store.vote(reply_key, record_id, wkey, user_id, None)
+            return None
+    return value
+
+
+def reaction_vote(store: Store, reply_key: str, view: MatchView, user_id: str, value: int, added: bool) -> bool:
+    """A reaction is a vote on the top workaround; removing it withdraws that user's same-sign vote.
+
+    Returns whether anything changed.
+    """
+    if not view.workarounds:
+        return False
+    top = view.workarounds[0].wkey
+    if added:
+        return store.vote(reply_key, view.id, top, user_id, value) != value
+    with store.db.atomic():
+        rows = store.db.execute(
+            "SELECT wkey FROM votes WHERE reply_key = ? AND record_id = ? AND user_id = ? AND value = ? "
+            "ORDER BY created_at DESC, rowid DESC",
+            [reply_key, view.id, user_id, value],
+        ).fetchall()
+        keys = [r[0] for r in rows]
+        if not keys:
+            return False
+        store.vote(reply_key, view.id, top if top in keys else keys[0], user_id, None)
+    return True
+
+
+# ---- App Home ---------------------------------------------------------------------------------
+
+
+def home_summary(store: Store, days: float = 7.0, limit: int = 5) -> HomeSummary:
+    """This week's most frequent matched errors, the fixes that worked most, unmatched pastes."""
+    since = iso_days_ago(days)
+    q = store.db.execute
+    errors = [
+        (str(rid), str(sig), int(n))
+        for rid, sig, n in q(
+            "SELECT p.record_id, r.signature, count(*) AS n FROM pastes p JOIN records r ON r.id = p.record_id "
+            "WHERE p.created_at >= ? AND p.record_id IS NOT NULL GROUP BY p.record_id ORDER BY n DESC, p.record_id "
+            "LIMIT ?",
+            [since, limit],
+        ).fetchall()
+    ]
+    fixes = [
+        (str(rid), str(action), int(up))
+        for rid, action, up in q(
+            "SELECT v.record_id, w.action, sum(v.value = 1) AS up FROM votes v "
+            "JOIN workarounds w ON w.record_id = v.record_id AND w.wkey = v.wkey "
+            "GROUP BY v.record_id, v.wkey HAVING up > 0 ORDER BY up DESC, v.record_id LIMIT ?",
+            [limit],
+        ).fetchall()
+    ]
+    unmatched = [
+        (str(line), str(created))
+        for line, created in q(
+            "SELECT line, created_at FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT ?", [limit * 2]
+        ).fetchall()
+    ]
+    return HomeSummary(errors, fixes, unmatched)
+
+
+def week_counts(store: Store) -> dict[str, int]:
+    """Pastes seen and pastes that matched nothing in the last seven days."""
+    since = iso_days_ago(7)
+    row = store.db.execute(
+        "SELECT count(*), sum(record_id IS NULL), sum(replied) FROM pastes WHERE created_at >= ?", [since]
+    ).fetchone()
+    return {"pastes_week": int(row[0] or 0), "unmatched_week": int(row[1] or 0), "answered_week": int(row[2] or 0)}
