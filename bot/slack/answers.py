@@ -1,0 +1,96 @@
+"""Posting an answer in a thread and keeping it up to date (shared by the listeners)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.core import blocks as kit
+from bot.core.views import Diagnosis
+from bot.slack.deps import Deps
+
+PREVIEW_NOTE = "Read from the snippet's preview (its first lines); paste the end of the log if I missed the error."
+
+
+def reply_key(channel: str, reply_ts: str) -> str:
+    return f"{channel}:{reply_ts}"
+
+
+def paste_text(event: dict[str, Any]) -> tuple[str, str]:
+    """The text to diagnose (message plus file snippets) and a note when only a preview was there.
+
+    Snippets are not downloaded: the event's `plain_text` or `preview` is used as it comes.
+    """
+    parts = [str(event.get("text") or "")]
+    note = ""
+    for f in event.get("files") or []:
+        if not isinstance(f, dict):
+            continue
+        body = f.get("plain_text") or f.get("preview") or ""
+        if body:
+            parts.append(str(body))
+        if not f.get("plain_text") and f.get("preview_is_truncated"):
+            note = PREVIEW_NOTE
+    return "\n".join(p for p in parts if p), note
+
+
+async def log_paste(deps: Deps, channel: str, ts: str, diagnosis: Diagnosis, replied: bool) -> None:
+    """Log a paste that looked like an error (the App Home lists those that matched nothing)."""
+    if not (diagnosis.is_error or diagnosis.matches):
+        return
+    lines = diagnosis.extracted.lines
+    top = diagnosis.matches[0] if diagnosis.matches else None
+    line = lines[0].raw if lines else (top.record.signature if top else "")
+    await deps.errfix.log_paste(
+        channel=channel, ts=ts, line=line, record_id=top.id if top else None,
+        score=top.score if top else None, replied=replied,
+    )  # fmt: skip
+
+
+async def post_answer(
+    deps: Deps, client: AsyncWebClient, *, event: dict[str, Any], diagnosis: Diagnosis, sure: bool, note: str = "",
+) -> str | None:  # fmt: skip
+    """Answer in the message's thread and remember the reply (votes find the record through it)."""
+    channel, ts = str(event["channel"]), str(event["ts"])
+    thread_ts = str(event.get("thread_ts") or ts)
+    if not diagnosis.matches:
+        return await deps.outbox.post(
+            client, channel=channel, thread_ts=thread_ts,
+            text="I don't know this error yet.", blocks=kit.no_match_blocks(),
+        )  # fmt: skip
+    locale = (await deps.users.get(client, str(event.get("user") or ""))).locale
+    top, others = diagnosis.matches[0], ([] if sure else diagnosis.matches[1:])
+    reply_ts = await deps.outbox.post(
+        client, channel=channel, thread_ts=thread_ts, reply_broadcast=False,
+        text=kit.answer_text(top, sure=sure, locale=locale),
+        blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
+    )  # fmt: skip
+    if reply_ts:
+        await deps.errfix.record_reply(
+            channel=channel, reply_ts=reply_ts, message_ts=ts, thread_ts=thread_ts,
+            record_id=top.id, score=top.score, locale=locale,
+        )  # fmt: skip
+    return reply_ts
+
+
+async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_ts: str) -> None:
+    """Re-render one of our replies in place with the current counts (or its rejection).
+
+    Updates of one reply run one at a time and each reads the votes when it starts, so the
+    last update always shows every vote written before it.
+    """
+    async with deps.locks.hold(reply_key(channel, reply_ts)):
+        reply = await deps.errfix.reply(channel, reply_ts)
+        view = await deps.errfix.view(reply["record_id"]) if reply else None
+        if reply is None or view is None:
+            return
+        view = dataclasses.replace(view, score=float(reply["score"]))
+        if reply["rejected_by"]:
+            text, blocks = f"Not this error: {kit.escape(view.id)}", kit.rejected_blocks(view, reply["rejected_by"])
+        else:
+            sure = view.score >= deps.errfix.reply_threshold
+            text = kit.answer_text(view, sure=sure, locale=reply["locale"])
+            blocks = kit.answer_blocks(view, sure=sure, locale=reply["locale"])
+        await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)

@@ -1,0 +1,107 @@
+"""The bolt app: one `AsyncApp` with errfix's middleware and listeners, served over HTTP or Socket Mode.
+
+    errfix = AsyncErrfix(settings.db_path)
+    app = build_app(settings, errfix)
+    web_app(app, errfix)            # aiohttp Application: POST /slack/events, GET /healthz
+    socket_handler(app, settings)   # AsyncSocketModeHandler (xapp- token)
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.app.async_server import AsyncSlackAppServer
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.errors import StoreError
+from bot.slack import listeners
+from bot.slack.deps import Activity, Deps, Outbox, Users
+from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
+from bot.worker import AsyncErrfix
+
+EVENTS_PATH = "/slack/events"
+log = logging.getLogger("errfix.slack")
+
+
+def make_client(settings: Settings) -> AsyncWebClient:
+    """A Web API client on `settings.slack_api_url` that retries 429 (Retry-After) and 5xx."""
+    return AsyncWebClient(
+        token=settings.bot_token,
+        base_url=settings.slack_api_url,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
+        ],
+    )
+
+
+def build_app(
+    settings: Settings, errfix: AsyncErrfix, client: AsyncWebClient | None = None, *,
+    activity: Activity | None = None, clock: Callable[[], float] = time.monotonic,
+) -> AsyncApp:  # fmt: skip
+    """The app with its middleware (noise, dedupe, rate limit) and listeners.
+
+    `activity` (optional) lets a caller wait until no listener is running; `clock` drives the
+    per-channel rate limit.
+    """
+    app = AsyncApp(
+        client=client or make_client(settings),
+        signing_secret=settings.signing_secret,
+        logger=log,
+        # bolt's own "ignore self events" stays on; ours drops other bots and subtypes
+    )
+    deps = Deps(
+        settings=settings, errfix=errfix, logger=log,
+        limiter=RateLimiter(settings.max_replies_per_minute, clock), outbox=Outbox(log), users=Users(log),
+        activity=activity or Activity(),
+    )  # fmt: skip
+    app.use(IgnoreNoise())
+    app.use(Dedupe(errfix))
+    app.use(UnpromptedLimit(deps.limiter))
+    listeners.register(app, deps)
+
+    @app.error
+    async def on_error(error: Exception, body: dict[str, Any]) -> None:
+        """The one place listener errors end up: logged with what Slack sent, never re-raised."""
+        kind = body.get("type") or body.get("command") or "request"
+        event = (body.get("event") or {}).get("type", "") if isinstance(body.get("event"), dict) else ""
+        log.error("errfix: %s while handling %s %s", type(error).__name__, kind, event, exc_info=error)
+
+    return app
+
+
+def web_app(app: AsyncApp, errfix: AsyncErrfix) -> web.Application:
+    """aiohttp Application: every Slack request at POST /slack/events, GET /healthz."""
+    server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
+
+    async def healthz(request: web.Request) -> web.Response:
+        try:
+            ok = await errfix.ping()
+        except (sqlite3.Error, StoreError, RuntimeError) as e:
+            log.warning("errfix: health check failed: %s", e)
+            ok = False
+        return web.json_response({"ok": ok}, status=200 if ok else 503)
+
+    server.web_app.router.add_get("/healthz", healthz)
+    return server.web_app
+
+
+def socket_handler(app: AsyncApp, settings: Settings, *, ping_interval: float = 10) -> AsyncSocketModeHandler:
+    """Socket Mode over the app's client (so ERRFIX_SLACK_API_URL applies); reconnects on drops."""
+    if not settings.app_token:
+        raise ValueError("Socket Mode needs SLACK_APP_TOKEN")
+    return AsyncSocketModeHandler(app, settings.app_token, ping_interval=ping_interval)

@@ -1,0 +1,76 @@
+"""`/errfix` and its "Share in channel" button. Acked first, answered through response_url."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.core import blocks as kit
+from bot.core.extract import extract
+from bot.slack.deps import Deps, Listener
+from bot.slack.feedback import value_of
+
+HELP_WORDS = frozenset({"", "help", "-h", "--help", "?", "usage"})
+
+
+async def _learn_line(deps: Deps, text: str, user: str) -> str | None:
+    """The error line a "This one" button should teach: the query's own, else the user's last rejected paste."""
+    ex = extract(text)
+    if ex.is_error and ex.lines:
+        return ex.lines[0].raw
+    return await deps.errfix.last_rejected_line(user)
+
+
+def on_errfix(deps: Deps) -> Listener:
+    async def handle_errfix(
+        ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
+    ) -> None:
+        """`/errfix [help | stats | ID | words…]`, answered ephemerally."""
+        await ack()
+        text = str(command.get("text") or "").strip()
+        user = str(command.get("user_id") or "")
+        word = text.lower()
+        if word in HELP_WORDS:
+            await respond(response_type="ephemeral", text=kit.escape(kit.USAGE), blocks=kit.usage_blocks())
+            return
+        if word == "stats":
+            stats = await deps.errfix.stats()
+            await respond(response_type="ephemeral", text="errfix stats", blocks=kit.stats_blocks(stats))
+            return
+        locale = (await deps.users.get(client, user)).locale
+        view = await deps.errfix.view(text) if len(text.split()) == 1 else None
+        if view is not None:
+            await respond(response_type="ephemeral", text=kit.record_text(view, locale),
+                          blocks=kit.record_blocks(view, locale=locale))  # fmt: skip
+            return
+        results = await deps.errfix.search(text)
+        learn = await _learn_line(deps, text, user) if results else None
+        await respond(response_type="ephemeral", text=kit.search_text(text, results),
+                      blocks=kit.search_blocks(text, results, learn_line=learn))  # fmt: skip
+
+    return handle_errfix
+
+
+def on_share(deps: Deps) -> Listener:
+    async def handle_share(ack: AsyncAck, action: dict[str, Any], body: dict[str, Any], respond: AsyncRespond) -> None:
+        """Post the ephemeral answer for everyone in the channel (without its buttons)."""
+        await ack()
+        data = value_of(action)
+        user = str((body.get("user") or {}).get("id") or "")
+        if "id" in data:
+            view = await deps.errfix.view(data["id"])
+            if view is None:
+                return
+            text, blocks = kit.record_text(view), kit.record_blocks(view, share=False)
+        elif "q" in data:
+            results = await deps.errfix.search(data["q"])
+            text, blocks = kit.search_text(data["q"], results), kit.search_blocks(data["q"], results, share=False)
+        else:
+            return
+        blocks = [*blocks[: kit.MAX_BLOCKS - 1], kit.context(f"Shared by <@{user}> from `/errfix`")]
+        await respond(response_type="in_channel", replace_original=False, text=text, blocks=blocks)
+
+    return handle_share

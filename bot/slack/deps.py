@@ -1,0 +1,166 @@
+"""What the listeners share, made once per app by `build_app` (no module globals).
+
+`Outbox` wraps the Slack writes errfix makes, so "not in that channel" is logged once per
+channel and skipped instead of failing every time; `Users` caches locale and bot-ness per user;
+`ReplyLocks` serialises the `chat.update`s of one reply so the last one shows the final counts;
+`Activity` counts running listeners, so tests can wait for "done" instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Settings
+from bot.slack.middleware import RateLimiter
+from bot.worker import AsyncErrfix
+
+SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
+Listener = Callable[..., Awaitable[None]]
+
+
+class Outbox:
+    """chat.postMessage / chat.update / conversations.replies with the errors we skip."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+        self._warned: set[str] = set()
+
+    def _skippable(self, error: SlackApiError, channel: str) -> bool:
+        code = error.response.get("error") if error.response is not None else None
+        if code not in SKIPPED_ERRORS:
+            return False
+        if channel not in self._warned:
+            self._warned.add(channel)
+            self.logger.warning("errfix: %s for channel %s; skipping it (invite @errfix there)", code, channel)
+        return True
+
+    async def post(self, client: AsyncWebClient, *, channel: str, text: str, **fields: Any) -> str | None:
+        """Post (links not unfurled, thread replies not broadcast); the new ts, or None if skipped."""
+        try:
+            resp = await client.chat_postMessage(
+                channel=channel, text=text, unfurl_links=False, unfurl_media=False, **fields
+            )
+        except SlackApiError as e:
+            if self._skippable(e, channel):
+                return None
+            raise
+        return str(resp["ts"])
+
+    async def update(self, client: AsyncWebClient, *, channel: str, ts: str, text: str, blocks: list[Any]) -> bool:
+        try:
+            await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks)
+        except SlackApiError as e:
+            if self._skippable(e, channel):
+                return False
+            raise
+        return True
+
+    async def thread(self, client: AsyncWebClient, *, channel: str, ts: str) -> list[dict[str, Any]]:
+        try:
+            resp = await client.conversations_replies(channel=channel, ts=ts, limit=50)
+        except SlackApiError as e:
+            if self._skippable(e, channel):
+                return []
+            raise
+        return list(resp.get("messages") or [])
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    locale: str = "en"
+    is_bot: bool = False
+
+
+class Users:
+    """users.info with include_locale, cached per user for the life of the app."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+        self._cache: dict[str, UserInfo] = {}
+
+    async def get(self, client: AsyncWebClient, user_id: str) -> UserInfo:
+        if user_id in self._cache:
+            return self._cache[user_id]
+        try:
+            resp = await client.users_info(user=user_id, include_locale=True)
+        except SlackApiError as e:
+            self.logger.warning("errfix: users.info %s failed (%s); using defaults", user_id, e.response.get("error"))
+            return UserInfo()
+        user = resp.get("user") or {}
+        info = UserInfo(str(user.get("locale") or "en"), bool(user.get("is_bot") or user.get("is_app_user")))
+        self._cache[user_id] = info
+        return info
+
+
+class ReplyLocks:
+    """One asyncio.Lock per reply, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
+class Activity:
+    """How many listeners are running; `await idle()` returns when none is."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self._changed: asyncio.Condition | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    def track(self, fn: Listener) -> Listener:
+        """Wrap a listener (bolt still sees its argument names through functools.wraps)."""
+
+        @functools.wraps(fn)
+        async def run(**kwargs: Any) -> None:
+            self.running += 1
+            try:
+                await fn(**kwargs)
+            finally:
+                self.running -= 1
+                async with self._condition():
+                    self._condition().notify_all()
+
+        return run
+
+    async def idle(self) -> None:
+        async with self._condition():
+            await self._condition().wait_for(lambda: self.running == 0)
+
+
+@dataclass
+class Deps:
+    settings: Settings
+    errfix: AsyncErrfix
+    logger: logging.Logger
+    limiter: RateLimiter
+    outbox: Outbox
+    users: Users
+    locks: ReplyLocks = field(default_factory=ReplyLocks)
+    activity: Activity = field(default_factory=Activity)

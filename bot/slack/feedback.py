@@ -1,0 +1,128 @@
+"""Feedback on errfix's replies: vote buttons, reactions, "Not this error" and "This one".
+
+A vote is written (one SQLite transaction) before the click is acknowledged; the reply is then
+updated in place with the new counts. Reactions on a reply vote on its top workaround.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.core import blocks as kit
+from bot.errors import NotFound
+from bot.slack.answers import refresh_reply, reply_key
+from bot.slack.deps import Deps, Listener
+
+REACTIONS = {"+1": 1, "thumbsup": 1, "white_check_mark": 1, "heavy_check_mark": 1, "-1": -1, "thumbsdown": -1, "x": -1}
+
+
+def value_of(action: dict[str, Any]) -> dict[str, str]:
+    """A button's JSON value as a dict of strings ({} if it is not one of ours)."""
+    try:
+        data = json.loads(str(action.get("value") or ""))
+    except json.JSONDecodeError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def where(body: dict[str, Any]) -> tuple[str, str]:
+    """(channel, message ts) of the message whose button was pressed."""
+    container = body.get("container") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id") or ""
+    return str(channel), str(container.get("message_ts") or "")
+
+
+def on_vote_button(deps: Deps) -> Listener:
+    async def handle_vote(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
+        """Worked / Didn't work: a second click on the same button withdraws, the other one changes."""
+        channel, ts = where(body)
+        wkey = value_of(action).get("w", "")
+        value = 1 if str(action.get("action_id", "")).startswith(kit.VOTE_UP) else -1
+        changed = False
+        try:
+            reply = await deps.errfix.reply(channel, ts)
+            if reply is not None and not reply["rejected_by"] and wkey:
+                user = str(body["user"]["id"])
+                await deps.errfix.click_vote(reply_key(channel, ts), reply["record_id"], wkey, user, value)
+                changed = True
+        except NotFound:
+            deps.logger.info("errfix: vote on a workaround that is no longer in the record (%s)", wkey)
+        finally:
+            await ack()
+        if changed:
+            await refresh_reply(deps, client, channel, ts)
+
+    return handle_vote
+
+
+def on_reaction(deps: Deps) -> Listener:
+    async def handle_reaction(event: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        """+1 / white_check_mark: the top workaround worked; -1 / x: it didn't; removed: withdrawn."""
+        value = REACTIONS.get(str(event.get("reaction", "")).split("::")[0])
+        item = event.get("item") or {}
+        user = str(event.get("user") or "")
+        if value is None or item.get("type") != "message" or not user or user == context.bot_user_id:
+            return
+        channel, ts = str(item.get("channel", "")), str(item.get("ts", ""))
+        reply = await deps.errfix.reply(channel, ts)
+        if reply is None or reply["rejected_by"] or (await deps.users.get(client, user)).is_bot:
+            return
+        added = event.get("type") == "reaction_added"
+        if await deps.errfix.reaction_vote(reply_key(channel, ts), reply["record_id"], user, value, added):
+            await refresh_reply(deps, client, channel, ts)
+
+    return handle_reaction
+
+
+def on_not_this(deps: Deps) -> Listener:
+    async def handle_not_this(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, respond: AsyncRespond
+    ) -> None:
+        """Store the rejection, strike the reply through, offer the clicker other candidates."""
+        channel, ts = where(body)
+        user = str(body["user"]["id"])
+        try:
+            reply = await deps.errfix.reply(channel, ts)
+            if reply is not None:
+                line = reply["line"] or reply["record_id"]
+                await deps.errfix.reject(reply["record_id"], line, user)
+        finally:
+            await ack()
+        if reply is None:
+            return
+        await refresh_reply(deps, client, channel, ts)
+        others = [m for m in await deps.errfix.search(line) if m.id != reply["record_id"]]
+        await respond(
+            response_type="ephemeral", replace_original=False,
+            text="Thanks, noted. Was it one of these?",
+            blocks=kit.search_blocks(line, others, learn_line=line, share=False),
+        )  # fmt: skip
+
+    return handle_not_this
+
+
+def on_this_one(deps: Deps) -> Listener:
+    async def handle_this_one(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
+    ) -> None:
+        """The user picked the right record for a paste: its error line becomes an alias of it."""
+        data = value_of(action)
+        record_id, line = data.get("r", ""), data.get("l", "")
+        try:
+            added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
+        finally:
+            await ack()
+        said = "Learned" if added else "Already known"
+        shown = kit.escape(kit.cut(line, 200))
+        await respond(
+            response_type="ephemeral", replace_original=False,
+            text=f"{said}: “{shown}” is `{kit.escape(record_id)}`; the same paste matches it now.",
+        )  # fmt: skip
+
+    return handle_this_one

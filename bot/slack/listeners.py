@@ -1,0 +1,87 @@
+"""Event listeners (messages, mentions, App Home) and the registration of every listener.
+
+Listeners are built by small factories over `Deps`; bolt hands them what they name (`event`,
+`client`, `context`…). Middleware has already dropped noise, duplicates and rate-limited
+channels by the time they run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.core import blocks as kit
+from bot.slack import commands, feedback
+from bot.slack.answers import log_paste, paste_text, post_answer
+from bot.slack.deps import Deps, Listener
+
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+
+
+def on_message(deps: Deps) -> Listener:
+    async def handle_message(event: dict[str, Any], client: AsyncWebClient) -> None:
+        """A channel message (or DM): answer in its thread when the matcher is sure."""
+        channel, ts = str(event["channel"]), str(event["ts"])
+        text, note = paste_text(event)
+        diagnosis = await deps.errfix.diagnose(text)
+        direct = event.get("channel_type") == "im"
+        answer = diagnosis.reply and (direct or deps.limiter.take(channel))
+        if direct and not diagnosis.is_error and not diagnosis.matches:
+            await deps.outbox.post(client, channel=channel, text="Paste an error and I'll look it up.",
+                                   blocks=kit.usage_blocks())  # fmt: skip
+            return
+        await log_paste(deps, channel, ts, diagnosis, replied=bool(answer or direct))
+        if answer or direct:
+            await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=note)
+
+    return handle_message
+
+
+def on_mention(deps: Deps) -> Listener:
+    async def handle_mention(event: dict[str, Any], client: AsyncWebClient) -> None:
+        """@errfix always answers: the best candidates, labelled unsure when they are."""
+        text, note = paste_text(event)
+        diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", text))
+        if not diagnosis.is_error and event.get("thread_ts"):  # "@errfix ?" under a paste
+            in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))
+            diagnosis = in_thread if in_thread.matches else diagnosis
+        await log_paste(deps, str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
+        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=note)
+
+    return handle_mention
+
+
+async def _thread_text(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> str:
+    """The people's messages of the thread a mention was made in (the paste is usually there)."""
+    messages = await deps.outbox.thread(client, channel=str(event["channel"]), ts=str(event["thread_ts"]))
+    texts = [paste_text(m)[0] for m in messages if not m.get("bot_id") and m.get("ts") != event.get("ts")]
+    return "\n".join(texts)
+
+
+def on_home(deps: Deps) -> Listener:
+    async def handle_home(event: dict[str, Any], client: AsyncWebClient) -> None:
+        """The Home tab: this week's frequent errors, fixes that worked, unmatched pastes."""
+        if event.get("tab", "home") != "home":
+            return
+        summary = await deps.errfix.home()
+        await client.views_publish(user_id=str(event["user"]), view=kit.home_view(summary))
+
+    return handle_home
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    """Every listener, each wrapped so `deps.activity` knows when work is in flight."""
+    track = deps.activity.track
+    app.command("/errfix")(track(commands.on_errfix(deps)))
+    app.action(re.compile(rf"^(?:{kit.VOTE_UP}|{kit.VOTE_DOWN}):"))(track(feedback.on_vote_button(deps)))
+    app.action(kit.NOT_THIS)(track(feedback.on_not_this(deps)))
+    app.action(re.compile(rf"^{kit.THIS_ONE}:"))(track(feedback.on_this_one(deps)))
+    app.action(kit.SHARE)(track(commands.on_share(deps)))
+    app.event("reaction_added")(track(feedback.on_reaction(deps)))
+    app.event("reaction_removed")(track(feedback.on_reaction(deps)))
+    app.event("app_home_opened")(track(on_home(deps)))
+    app.event("app_mention")(track(on_mention(deps)))
+    app.event("message")(track(on_message(deps)))  # the catch-all for messages: keep it last

@@ -1,0 +1,121 @@
+"""Cross-cutting rules for every incoming request, as bolt middleware.
+
+Each one that drops a request answers 200 itself rather than skipping `next()`: bolt would
+otherwise answer 404 (Slack then retries over HTTP; Socket Mode never acks).
+
+* `IgnoreNoise`: other bots, edits, deletes, joins and every subtype but file_share and
+  thread_broadcast; and plain `message` events that mention errfix (the `app_mention` twin answers).
+* `Dedupe`: each event id and each (channel, ts) message is handled once, across retries,
+  repeats and restarts (kept in SQLite through `store.first_seen`).
+* `UnpromptedLimit`: no more than N unprompted answers per channel per minute.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.middleware.async_middleware import AsyncMiddleware
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+
+from bot.worker import AsyncErrfix
+
+HANDLED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
+MESSAGE_EVENTS = frozenset({"message", "app_mention"})
+Next = Callable[[], Awaitable[BoltResponse]]
+
+
+def event_of(body: dict[str, Any]) -> dict[str, Any]:
+    event = body.get("event") if body.get("type") == "event_callback" else None
+    return event if isinstance(event, dict) else {}
+
+
+def is_noise(event: dict[str, Any], bot_user_id: str | None) -> bool:
+    """A message event errfix must never answer."""
+    if event.get("type") not in MESSAGE_EVENTS:
+        return False
+    if event.get("bot_id") or event.get("bot_profile") or not event.get("user"):
+        return True
+    if event.get("subtype") not in HANDLED_SUBTYPES or event.get("edited"):
+        return True
+    mention = f"<@{bot_user_id}>" if bot_user_id else None
+    return bool(
+        event.get("type") == "message" and event.get("channel_type") != "im" and mention
+        and mention in str(event.get("text") or "")
+    )  # fmt: skip
+
+
+def dedupe_keys(body: dict[str, Any]) -> list[str]:
+    keys = [f"event:{body['event_id']}"] if event_of(body) and body.get("event_id") else []
+    event = event_of(body)
+    if event.get("type") in MESSAGE_EVENTS and event.get("channel") and event.get("ts"):
+        keys.append(f"msg:{event['channel']}:{event['ts']}")
+    return keys
+
+
+class IgnoreNoise(AsyncMiddleware):
+    async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
+        if is_noise(event_of(req.body), req.context.bot_user_id):
+            return BoltResponse(status=200, body="")
+        await next()
+        return resp
+
+
+class Dedupe(AsyncMiddleware):
+    def __init__(self, errfix: AsyncErrfix) -> None:
+        self.errfix = errfix
+
+    async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
+        keys = dedupe_keys(req.body)
+        if keys and not await self.errfix.first_seen(keys):
+            return BoltResponse(status=200, body="")
+        await next()
+        return resp
+
+
+class RateLimiter:
+    """At most `per_minute` hits per key in any 60 s window (a sliding log)."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self.clock = clock
+        self._hits: dict[str, deque[float]] = {}
+
+    def _window(self, key: str) -> deque[float]:
+        hits = self._hits.setdefault(key, deque())
+        horizon = self.clock() - 60.0
+        while hits and hits[0] <= horizon:
+            hits.popleft()
+        return hits
+
+    def full(self, key: str) -> bool:
+        full = len(self._window(key)) >= self.per_minute
+        if not self._hits[key]:
+            del self._hits[key]
+        return full
+
+    def take(self, key: str) -> bool:
+        """Use one answer of `key`'s budget; False (and nothing used) when there is none left."""
+        hits = self._window(key)
+        if len(hits) >= self.per_minute:
+            return False
+        hits.append(self.clock())
+        return True
+
+
+class UnpromptedLimit(AsyncMiddleware):
+    """Channels whose unprompted budget is used up skip diagnosis altogether."""
+
+    def __init__(self, limiter: RateLimiter) -> None:
+        self.limiter = limiter
+
+    async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
+        event = event_of(req.body)
+        unprompted = event.get("type") == "message" and event.get("channel_type") != "im"
+        if unprompted and self.limiter.full(str(event.get("channel"))):
+            return BoltResponse(status=200, body="")
+        await next()
+        return resp
