@@ -23,7 +23,9 @@ _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|>\s]{1,2000})(?:\|([^>]{0,500}))?>")
 _SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^>]{0,200}))?>")
 _FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
-_MD = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
+# Markdown emphasis (**AttributeError**, _Traceback_) only as a pair around text, so identifiers
+# like torch._dynamo, __main__ and unscale_() keep their underscores.
+_MD = re.compile(r"(?<![\w\\])(\*{1,2}|_{1,2})(?=[^\s*_])([^\n]{0,300}?[^\s\\])\1(?=[\s.,:;!?]|$)", re.M)
 _CJK_PUNCT = str.maketrans(
     {
         "。": ".",
@@ -69,7 +71,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         0.9,
         re.compile(r"^\s{0,8}(?:fatal|FATAL|Fatal|error|ERROR|Error|E|F)(?:\s{0,3}\[[^\]]{0,40}\])?\s{0,3}[:!]\s"),
     ),
-    ("warning", 0.45, re.compile(r"^\s{0,8}(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)")),
+    ("warning", 0.45, re.compile(r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)")),
     (
         "cuda",
         0.85,
@@ -187,7 +189,7 @@ def clean(text: str) -> tuple[str, bool]:
     text = _CTRL.sub("", text)
     text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCT)
     text = _FENCE.sub("", text)
-    text = _MD.sub("", text)
+    text = _MD.sub(r"\2", text)
     return text, truncated
 
 

@@ -32,26 +32,63 @@ class Hit:
     span: int  # length of the matched text: longer matches are more specific
 
 
+SHARD_SIZE = 1000  # patterns per re2.Filter: one Filter's literal-atom set fails to compile past ~2,500
+
+
+class _Shard:
+    """One FilteredRE2 over a slice of the patterns (indices are global)."""
+
+    def __init__(self, items: list[tuple[int, str]], opts: re2.Options) -> None:
+        self.filter = re2.Filter()
+        self.ids: list[int] = []
+        self.compiled: dict[int, re2._Regexp] = {}
+        for index, pattern in items:
+            self.filter.Add(pattern, opts)
+            self.ids.append(index)
+        self.filter.Compile()
+
+    def search(self, text: str) -> list[Hit]:
+        hits = []
+        for fid in self.filter.Match(text) or ():
+            regexp = self.compiled.get(fid)
+            if regexp is None:
+                regexp = self.compiled[fid] = self.filter.re(fid)
+            m = regexp.search(text)
+            hits.append(Hit(self.ids[fid], (m.end() - m.start()) if m else 0))
+        return hits
+
+
 class RegexSet:
     """Patterns compiled once (per store version); `search` returns which ones match and how much."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.size = len(patterns)
-        self._filter = re2.Filter()
-        self._filter_ids: list[int] = []
-        self._compiled: dict[int, re2._Regexp] = {}
         self._fallback: list[tuple[int, regex.Pattern[str]]] = []
         self.rejected: list[int] = []
         opts = _options()
+        accepted: list[tuple[int, str]] = []
         for i, pattern in enumerate(patterns):
             try:
-                self._filter.Add(pattern, opts)
+                re2.compile(pattern, opts)
             except re2.error:
                 self._add_fallback(i, pattern)
                 continue
-            self._filter_ids.append(i)
-        if self._filter_ids:
-            self._filter.Compile()
+            accepted.append((i, pattern))
+        self._shards: list[_Shard] = []
+        for start in range(0, len(accepted), SHARD_SIZE):
+            self._build(accepted[start : start + SHARD_SIZE], opts)
+
+    def _build(self, items: list[tuple[int, str]], opts: re2.Options) -> None:
+        """A shard per slice; a slice whose atom set will not compile is halved until it does."""
+        try:
+            self._shards.append(_Shard(items, opts))
+        except re2.error:
+            if len(items) == 1:
+                self._add_fallback(*items[0])
+                return
+            half = len(items) // 2
+            self._build(items[:half], opts)
+            self._build(items[half:], opts)
 
     def _add_fallback(self, index: int, pattern: str) -> None:
         try:
@@ -59,20 +96,12 @@ class RegexSet:
         except (regex.error, ValueError, OverflowError, RecursionError):
             self.rejected.append(index)
 
-    def _regexp(self, fid: int) -> re2._Regexp:
-        compiled = self._compiled.get(fid)
-        if compiled is None:
-            compiled = self._compiled[fid] = self._filter.re(fid)
-        return compiled
-
     def search(self, text: str) -> list[Hit]:
         """Every pattern that matches `text`, with the length of its leftmost match."""
         hits: list[Hit] = []
-        if self._filter_ids and text:
-            for fid in self._filter.Match(text) or ():
-                m = self._regexp(fid).search(text)
-                span = (m.end() - m.start()) if m else 0
-                hits.append(Hit(self._filter_ids[fid], span))
+        if text:
+            for shard in self._shards:
+                hits += shard.search(text)
         for index, pattern in self._fallback:
             try:
                 m = pattern.search(text, timeout=FALLBACK_TIMEOUT)
