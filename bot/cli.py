@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot import lint_cli
 from bot.core import render
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.service import Errfix
@@ -213,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("stats", cmd_stats, "counts by domain, votes, replies")
     p.add_argument("--json", action="store_true")
 
+    lint_cli.register(add)
     return parser
 
 

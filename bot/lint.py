@@ -1,0 +1,330 @@
+"""Quality checks for record files: what `errfix lint PATH…` reports.
+
+Import only refuses records that are *invalid*; lint also reports records that are valid but would
+answer badly: a regex that does not compile in RE2 or does not match its own signature, a regex that
+a backtracking engine can be made to stall on, missing Chinese text, too few workarounds or dead
+ends, malformed URLs, transition-graph links to ids nobody defines.
+
+Every problem is one line, `file:line: id: problem`, like the problems of `errfix import`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import re2
+import regex
+
+from bot.core.records import Record
+from bot.core.regexes import _options as _re2_options  # the options production compiles with
+from bot.errors import InvalidInput
+from bot.store.files import DEFAULT_MAX_BYTES, Located, expand, iter_raw, load
+
+REDOS_TIMEOUT = 0.1  # seconds a backtracking engine may spend on one adversarial input
+ADVERSARIAL_SIZE = 10_000  # characters of pumped text: quadratic blow-ups show at this size
+MIN_WORKAROUNDS = 2
+MIN_DEAD_ENDS = 1
+RESOLVABLE = ("true", "partial", "false")
+GRAPH_KINDS = ("leads_to", "preceded_by", "frequently_confused_with")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One quality problem of one record (or of one unreadable file)."""
+
+    where: str  # `file:line`
+    id: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.where}: {self.id}: {self.message}"
+
+
+@dataclass
+class LintResult:
+    records: int = 0  # records read (valid or not)
+    problems: list[str] = field(default_factory=list)  # one line each, in file order
+
+
+# ---- regexes -------------------------------------------------------------------------------------
+
+
+def compile_re2(pattern: str) -> re2._Regexp:
+    """The pattern as production compiles it (case-insensitive); raises re2.error if RE2 rejects it."""
+    return re2.compile(pattern, _re2_options())
+
+
+_META = set(".^$*+?()[]{}|")
+_CLASS_ESCAPES = set("dDwWsSbBAzZpPQEC")
+
+
+def literal_runs(pattern: str) -> list[str]:
+    """Runs of literal text in a pattern ("nvcc fatal", ": "), longest first, without duplicates.
+
+    A rough reading of the syntax, enough to build inputs from the pattern's own words: escapes of
+    punctuation are literals, character classes and operators end a run, and the character before
+    a quantifier is dropped from its run (it may be repeated or absent).
+    """
+    runs: list[str] = []
+    cur: list[str] = []
+
+    def end() -> None:
+        if cur:
+            runs.append("".join(cur))
+            cur.clear()
+
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            if e in _CLASS_ESCAPES or e.isdigit() or e in "xu":
+                end()
+            else:
+                cur.append({"n": "\n", "t": "\t", "r": "\r"}.get(e, e))
+            i += 2
+            continue
+        if c == "[":  # skip the class: []] and [^]] start with a literal ]
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            end()
+            i = j + 1
+            continue
+        if c in "*+?{" and cur:
+            cur.pop()  # the quantified character is not a fixed part of the text
+        if c in _META:
+            end()
+            if c == "{":
+                close = pattern.find("}", i)
+                i = close + 1 if close > i else i + 1
+                continue
+            if c == "(" and pattern.startswith("(?", i):  # (?:  (?i)  (?P<name>
+                m = re.match(r"\(\?(?:P?<[^>]*>|[a-zA-Z]*:?|[=!]|<[=!])", pattern[i:])
+                i += len(m.group(0)) if m else 2
+                continue
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    end()
+    unique = dict.fromkeys(r for r in runs if r.strip())
+    return sorted(unique, key=lambda r: (-len(r), r))
+
+
+def _pumped(prefix: str, pump: str, size: int = ADVERSARIAL_SIZE) -> str:
+    return prefix + pump * max(1, size // max(1, len(pump))) + "!"
+
+
+def _changed(text: str, pos: int) -> str:
+    """`text` with the character at `pos` replaced by one that differs from it in any case."""
+    c = text[pos]
+    new = "#" if c.isalnum() else "x"
+    return text[:pos] + new + text[pos + 1 :]
+
+
+def adversarial_inputs(pattern: str, signature: str) -> Iterator[tuple[str, str]]:
+    """(description, text) pairs built from the pattern's literals and its signature.
+
+    The classic ReDoS shapes: a prefix that enters the pattern, then a long run of something a
+    nested or overlapping repeat accepts in many ways, then a character that makes the match fail
+    (so the engine tries every way); and near-misses of the real error repeated many times.
+    """
+    yield f"'a'×{ADVERSARIAL_SIZE} + '!'", "a" * ADVERSARIAL_SIZE + "!"
+    sig = signature or "x"
+    reps = max(1, ADVERSARIAL_SIZE // (len(sig) + 1))
+    yield "the signature repeated", " ".join([sig] * reps)
+    yield "the signature repeated on lines", "\n".join([sig] * reps)
+    positions = sorted({len(sig) // 2, max(0, len(sig) - 1), min(len(sig) - 1, len(sig) // 4)})
+    for pos in positions:
+        near = _changed(sig, pos)
+        yield f"the signature with char {pos} changed, repeated", " ".join([near] * reps)
+        yield f"the signature with char {pos} changed, pumped", _pumped(near[: pos + 1], near[pos:])
+    lits = literal_runs(pattern)[:6]
+    words = sorted(dict.fromkeys(re.findall(r"\w+", sig.lower())), key=lambda w: (-len(w), w))[:4]
+    chars = sorted(set(sig.lower()) - set(" \t\n"), key=lambda c: (-sig.lower().count(c), c))[:6]
+    fixed = ["a", "0", " ", "\t", "\n", ".", "-", "/", "'", '"', "a "]
+    pumps = list(dict.fromkeys(p.lower() for p in [*lits, *words, *chars, *fixed]))
+    cuts = range(len(sig) // 4, len(sig), max(1, len(sig) // 4))
+    prefixes = dict.fromkeys(["", *lits[:4], *(sig[:k] for k in cuts)])
+    for prefix in prefixes:
+        for pump in pumps:
+            yield f"{prefix[:30]!r} + {pump[:30]!r}×N + '!'", _pumped(prefix, pump)
+
+
+def redos_problem(pattern: str, signature: str, timeout: float = REDOS_TIMEOUT) -> str | None:
+    """A problem if a backtracking engine (`regex`) takes over `timeout` on an adversarial input."""
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0)
+    except (regex.error, ValueError, OverflowError, RecursionError) as e:
+        return f"regex does not compile in the backtracking `regex` module: {e}"
+    for description, text in adversarial_inputs(pattern, signature):
+        try:
+            compiled.search(text, timeout=timeout)
+        except TimeoutError:
+            return f"regex may backtrack catastrophically: over {timeout:g}s on {description}"
+    return None
+
+
+def regex_problems(rec: Record) -> list[str]:
+    out: list[str] = []
+    matched: object = True  # unknown when no engine compiles it (redos_problem says so)
+    try:
+        matched = compile_re2(rec.regex).search(rec.signature)
+    except re2.error as e:
+        out.append(f"regex does not compile in RE2: {e}")
+        # still say whether it matches, with the engine production falls back to
+        with contextlib.suppress(regex.error, ValueError, OverflowError, RecursionError, TimeoutError):
+            matched = regex.compile(rec.regex, regex.IGNORECASE | regex.V0).search(rec.signature, timeout=1.0)
+    if not matched:
+        out.append("regex does not match its signature")
+    redos = redos_problem(rec.regex, rec.signature)
+    if redos:
+        out.append(redos)
+    return out
+
+
+# ---- the other checks ----------------------------------------------------------------------------
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` is not an http(s) URL with a host, or None."""
+    if url != url.strip() or any(c.isspace() for c in url):
+        return "contains whitespace"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError as e:
+        return str(e)
+    if parts.scheme not in ("http", "https"):
+        return "not an http(s) URL"
+    host = parts.hostname or ""
+    if not host or ("." not in host and host != "localhost"):
+        return "no host"
+    return None
+
+
+def text_problems(rec: Record) -> list[str]:
+    out: list[str] = []
+    if not (rec.signature_zh or "").strip():
+        out.append("missing zh: signature_zh is empty")
+    if not (rec.root_cause_zh or "").strip():
+        out.append("missing zh: root_cause_zh is empty")
+    if len(rec.workarounds_zh) != len(rec.workarounds):
+        out.append(f"missing zh: {len(rec.workarounds_zh)} workarounds_zh for {len(rec.workarounds)} workarounds")
+    for i, text in enumerate(rec.workarounds_zh):
+        if not text.strip():
+            out.append(f"missing zh: workarounds_zh[{i}] is empty")
+    if len(rec.workarounds) < MIN_WORKAROUNDS:
+        out.append(f"{len(rec.workarounds)} workaround(s), at least {MIN_WORKAROUNDS} needed")
+    if len(rec.dead_ends) < MIN_DEAD_ENDS:
+        out.append(f"{len(rec.dead_ends)} dead end(s), at least {MIN_DEAD_ENDS} needed")
+    for i, w in enumerate(rec.workarounds):
+        if not w.how.strip():
+            out.append(f"workarounds[{i}] has no `how`")
+    if rec.resolvable not in RESOLVABLE:
+        out.append(f"resolvable is {rec.resolvable!r}, not one of {', '.join(map(repr, RESOLVABLE))}")
+    return out
+
+
+def link_problems(rec: Record, known: Callable[[str], bool]) -> list[str]:
+    out: list[str] = []
+    urls: list[tuple[str, str]] = []
+    if rec.official_doc_url is not None:
+        urls.append(("official_doc_url", rec.official_doc_url))
+    for name in ("workarounds", "dead_ends"):
+        for i, part in enumerate(getattr(rec, name)):
+            urls += [(f"{name}[{i}].sources[{k}]", u) for k, u in enumerate(part.sources)]
+    for where, url in urls:
+        why = url_problem(url)
+        if why:
+            out.append(f"malformed URL in {where}: {url!r} ({why})")
+    for kind in GRAPH_KINDS:
+        for target in rec.transition_graph.ids(kind):
+            if target == rec.id:
+                out.append(f"transition_graph.{kind} links the record to itself")
+            elif not known(target):
+                out.append(f"transition_graph.{kind} links unknown id {target!r}")
+    return out
+
+
+def record_problems(rec: Record, known: Callable[[str], bool]) -> list[str]:
+    """Everything lint finds wrong with one valid record, as messages."""
+    return regex_problems(rec) + text_problems(rec) + link_problems(rec, known)
+
+
+# ---- files ---------------------------------------------------------------------------------------
+
+
+def _raw_ids(paths: Iterable[Path], max_bytes: int) -> tuple[int, set[str]]:
+    """How many values the readable files hold, and the ids among them, valid or not (a link to a
+    broken record is not also a link to an unknown one)."""
+    count, ids = 0, set()
+    for path in paths:
+        try:
+            values = list(iter_raw(path, max_bytes))
+        except InvalidInput:
+            continue
+        count += len(values)
+        ids |= {v.raw["id"] for v in values if isinstance(v.raw, dict) and isinstance(v.raw.get("id"), str)}
+    return count, ids
+
+
+def lint(
+    paths: Iterable[str | Path],
+    known: Callable[[str], bool] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> LintResult:
+    """Lint every record under `paths`.
+
+    Args:
+        paths: record files or folders, as `errfix import` takes them.
+        known: says whether an id outside the linted files exists (e.g. `Store.has`), for
+            transition-graph links; by default only the linted ids are known.
+        max_bytes: largest file read.
+
+    Raises:
+        InvalidInput: a path does not exist.
+    """
+    files = expand(paths)
+    loaded = load(files, max_bytes=max_bytes)
+    count, ids = _raw_ids(files, max_bytes)
+    outside = known or (lambda _id: False)
+
+    def is_known(rid: str) -> bool:
+        return rid in ids or outside(rid)
+
+    found: list[tuple[Located | None, str]] = []
+    for loc, rec in loaded.records:
+        found += [(loc, Problem(f"{loc.source}:{loc.line}", rec.id, m).line()) for m in record_problems(rec, is_known)]
+    result = LintResult(records=count)
+    # load's problems and warnings are already `file:line: id: field: message` lines
+    result.problems = _in_file_order(
+        [*((None, p) for p in loaded.problems), *((None, f"{w} (a misspelt field?)") for w in loaded.warnings), *found]
+    )
+    return result
+
+
+_LOCATION = re.compile(r"^(.*?):(\d+): ")
+
+
+def _in_file_order(items: list[tuple[Located | None, str]]) -> list[str]:
+    """Problems sorted by file then line (stable, so a record's problems keep their order)."""
+
+    def key(item: tuple[Located | None, str]) -> tuple[str, int]:
+        loc, text = item
+        if loc is not None:
+            return loc.source, loc.line
+        m = _LOCATION.match(text)
+        return (m.group(1), int(m.group(2))) if m else (text.split(": ", 1)[0], 0)
+
+    return [text for _, text in sorted(items, key=key)]

@@ -1,0 +1,271 @@
+"""`errfix lint`: each kind of quality problem is found on a small bad record, the bundled seeds are clean."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import main
+from bot.core.records import Record
+from bot.lint import adversarial_inputs, lint, literal_runs, redos_problem
+from bot.store import open_store
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO / "seeds"
+USER_SEED = SEEDS / "pytorch" / "loss-nan-step.json"
+
+
+def good(rid: str = "test/good", **fields: Any) -> dict[str, Any]:
+    """A record lint has nothing to say about: the user's example under another id."""
+    data: dict[str, Any] = json.loads(USER_SEED.read_text(encoding="utf-8"))
+    data["id"] = rid
+    data.update(copy.deepcopy(fields))
+    return data
+
+
+def write(path: Path, value: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path
+
+
+def problems_of(tmp_path: Path, record: dict[str, Any]) -> list[str]:
+    return lint([write(tmp_path / "rec.json", record)]).problems
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_good_record_has_no_problems(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, good()) == []
+
+
+def _drop_workarounds(r: dict[str, Any]) -> None:
+    r["workarounds"] = r["workarounds"][:1]
+    r["workarounds_zh"] = r["workarounds_zh"][:1]
+
+
+def _no_how(r: dict[str, Any]) -> None:
+    r["workarounds"][1]["how"] = "  "
+
+
+def _source(url: str) -> Callable[[dict[str, Any]], None]:
+    def edit(r: dict[str, Any]) -> None:
+        r["dead_ends"][0]["sources"] = ["https://github.com/pytorch/pytorch/issues/1", url]
+
+    return edit
+
+
+def _set(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda r: r.update(copy.deepcopy(fields))
+
+
+CASES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("invalid record", _set(evidence_count="many"), "evidence_count"),
+    ("confidence out of range", _set(confidence=1.5), "confidence"),
+    ("fix_success_rate out of range", _set(fix_success_rate=-0.1), "fix_success_rate"),
+    ("success_rate out of range", lambda r: r["workarounds"][0].update(success_rate=1.2), "success_rate"),
+    ("fail_rate out of range", lambda r: r["dead_ends"][0].update(fail_rate=7), "fail_rate"),
+    ("regex not RE2", _set(regex=r"(?<=RuntimeError: )Loss is NaN"), "does not compile in RE2"),
+    ("regex not RE2, back-reference", _set(regex=r"(Loss) is NaN.*\1"), "does not compile in RE2"),
+    ("regex misses signature", _set(regex="Loss is Infinite"), "regex does not match its signature"),
+    ("regex broken everywhere", _set(regex="Loss is (NaN"), "does not compile in RE2"),
+    ("redos nested repeat", _set(regex=r"RuntimeError: (\w+\s?)+$"), "backtrack catastrophically"),
+    ("redos dot star star", _set(regex=r"RuntimeError: (.*)*Inf at step"), "backtrack catastrophically"),
+    ("signature_zh missing", _set(signature_zh=None), "missing zh: signature_zh"),
+    ("root_cause_zh empty", _set(root_cause_zh=" "), "missing zh: root_cause_zh"),
+    ("workarounds_zh short", lambda r: r["workarounds_zh"].pop(), "missing zh: 2 workarounds_zh for 3 workarounds"),
+    ("workarounds_zh entry empty", lambda r: r["workarounds_zh"].__setitem__(0, ""), "workarounds_zh[0] is empty"),
+    ("one workaround", _drop_workarounds, "1 workaround(s), at least 2 needed"),
+    ("no dead end", _set(dead_ends=[]), "0 dead end(s), at least 1 needed"),
+    ("workaround without how", _no_how, "workarounds[1] has no `how`"),
+    ("doc url without scheme", _set(official_doc_url="pytorch.org/docs/stable/notes/faq.html"), "official_doc_url"),
+    ("doc url ftp", _set(official_doc_url="ftp://pytorch.org/faq"), "not an http(s) URL"),
+    ("doc url without host", _set(official_doc_url="https:///docs/faq.html"), "no host"),
+    ("doc url empty", _set(official_doc_url=""), "malformed URL in official_doc_url"),
+    ("doc url with a space", _set(official_doc_url="https://pytorch.org/my docs"), "whitespace"),
+    ("doc url bad port", _set(official_doc_url="https://pytorch.org:99999/"), "official_doc_url"),
+    ("source not a url", _source("see the forum"), "malformed URL in dead_ends[0].sources[1]"),
+    ("source bare host", _source("https://localhostish/x"), "no host"),
+    ("link to unknown id", _set(transition_graph={"leads_to": ["pytorch/nope"]}), "leads_to links unknown id"),
+    (
+        "link object to unknown id",
+        _set(transition_graph={"frequently_confused_with": [{"error_id": "cuda/nope", "distinction": "x"}]}),
+        "frequently_confused_with links unknown id 'cuda/nope'",
+    ),
+    ("link to itself", _set(transition_graph={"preceded_by": ["test/good"]}), "links the record to itself"),
+    ("resolvable not a known value", _set(resolvable="maybe"), "resolvable is 'maybe'"),
+    ("resolvable capitalised", _set(resolvable="True"), "resolvable is 'True'"),
+    ("misspelt field", _set(workaround=[]), "workaround: unknown field kept"),
+]
+
+
+@pytest.mark.parametrize(("edit", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_each_kind_of_problem_is_reported(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    record = good()
+    edit(record)
+    problems = problems_of(tmp_path, record)
+    assert any(expected in p for p in problems), problems
+    for p in problems:  # `file:line: id: problem`
+        assert p.startswith(f"{tmp_path / 'rec.json'}:1: test/good: "), p
+
+
+def test_regex_is_matched_against_the_signature_case_insensitively(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, good(regex="runtimeerror: LOSS IS nan")) == []
+
+
+def test_a_pattern_only_the_fallback_engine_takes_is_still_checked_against_its_signature(tmp_path: Path) -> None:
+    problems = problems_of(tmp_path, good(regex=r"(?<=RuntimeError: )Loss is Infinite"))
+    assert any("does not compile in RE2" in p for p in problems)
+    assert any("does not match its signature" in p for p in problems)
+
+
+def test_duplicate_ids_across_files(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "one.json", good("test/same"))
+    write(tmp_path / "b" / "two.json", good("test/same"))
+    result = lint([tmp_path])
+    assert result.records == 2
+    assert len(result.problems) == 1
+    assert "duplicate id" in result.problems[0]
+    assert str(tmp_path / "b" / "two.json") in result.problems[0]
+
+
+def test_links_between_linted_files_are_known(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", good("test/a", transition_graph={"leads_to": ["test/b"]}))
+    write(tmp_path / "b.json", good("test/b", transition_graph={"preceded_by": [{"error_id": "test/a"}]}))
+    assert lint([tmp_path]).problems == []
+
+
+def test_a_link_to_an_invalid_record_is_not_also_unknown(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", good("test/a", transition_graph={"leads_to": ["test/b"]}))
+    write(tmp_path / "b.json", good("test/b", confidence=3))
+    problems = lint([tmp_path]).problems
+    assert len(problems) == 1 and "confidence" in problems[0] and "b.json" in problems[0]
+
+
+def test_problems_in_a_jsonl_file_name_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "recs.jsonl"
+    lines = [good("test/a"), good("test/b", dead_ends=[]), good("test/c", confidence=2)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    result = lint([path])
+    assert result.records == 3
+    assert [p.split(": ")[:2] for p in result.problems] == [[f"{path}:2", "test/b"], [f"{path}:3", "test/c"]]
+
+
+def test_an_unreadable_file_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text('{"id": "test/x",', encoding="utf-8")
+    problems = lint([tmp_path]).problems
+    assert len(problems) == 1 and "not valid JSON" in problems[0]
+
+
+# ---- ReDoS ---------------------------------------------------------------------------------------
+
+
+def test_literal_runs_read_the_pattern_text() -> None:
+    runs = literal_runs(r"nvcc fatal\s{0,5}:\s{0,5}(?:Unsupported gpu architecture|Value '[^']{1,20}' is x\.y)")
+    assert runs[0] == "Unsupported gpu architecture"
+    assert {"nvcc fatal", "Value '", "' is x.y"} <= set(runs)
+    assert literal_runs(r"(?P<n>abc)d+e") == ["abc", "e"]  # d may repeat or not: not a fixed part
+
+
+@pytest.mark.parametrize(
+    ("pattern", "signature"),
+    [
+        (r"(a+)+$", "aaaa"),
+        (r"^(a|aa)+$", "aaa"),
+        (r"(x+x+)+y", "xxy"),
+        (r"(\d+\.?)+ is not", "1.2.3 is not"),
+        (r"CUDA error: ([a-z ]+)+\.$", "CUDA error: out of memory."),
+        (r"File \"(.+)+\", line", 'File "x.py", line'),
+        (r"Error: .*foo.*bar", "Error: foo bar"),  # quadratic: shows on long single-line input
+    ],
+)
+def test_redos_catches_backtracking_patterns(pattern: str, signature: str) -> None:
+    problem = redos_problem(pattern, signature)
+    assert problem is not None and "backtrack" in problem
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"RuntimeError: Loss is NaN or Inf",
+        r"Loss is (?:NaN|Inf)[^\n]{0,200}step \d+",
+        r"(copy|add) failed: stat [^\n]{1,200}: no such file",
+    ],
+)
+def test_redos_passes_bounded_patterns(pattern: str) -> None:
+    assert redos_problem(pattern, "RuntimeError: Loss is NaN or Inf at step 1000") is None
+
+
+def test_adversarial_inputs_use_the_pattern_and_signature() -> None:
+    inputs = dict(adversarial_inputs(r"Loss is (NaN|Inf)", "RuntimeError: Loss is NaN or Inf"))
+    assert any(text.startswith("Loss is " + "nan" * 10) for text in inputs.values())
+    assert any("RuntimeError: Loss is NaN or Inf RuntimeError" in text for text in inputs.values())
+
+
+# ---- the command ---------------------------------------------------------------------------------
+
+
+def test_cli_reports_one_line_per_problem_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "bad.json", good("test/bad", dead_ends=[], resolvable="yes"))
+    write(tmp_path / "ok.json", good("test/ok"))
+    code, out, err = run(capsys, "lint", tmp_path)
+    assert code == 2
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith(f"{tmp_path / 'bad.json'}:1: test/bad: ") for line in lines)
+    assert "2 records, 2 problem(s)" in err
+
+
+def test_cli_clean_files_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "ok.json", good("test/ok"))
+    assert run(capsys, "lint", tmp_path) == (0, "1 records, no problems\n", "")
+
+
+def test_cli_db_links(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = write(tmp_path / "recs" / "a.json", good("test/a", transition_graph={"leads_to": ["team/other"]}))
+    code, out, _ = run(capsys, "lint", rec)
+    assert code == 2 and "unknown id 'team/other'" in out
+
+    db = tmp_path / "team.db"
+    store = open_store(db, seed=False)
+    store.import_records([Record.model_validate(good("team/other"))])
+    store.close()
+    assert run(capsys, "lint", rec, "--db", db)[:2] == (0, "1 records, no problems\n")
+
+
+def test_cli_db_that_does_not_exist_is_not_created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = write(tmp_path / "a.json", good("test/a"))
+    code, _, err = run(capsys, "lint", rec, "--db", tmp_path / "nope.db")
+    assert code == 2 and "no such database" in err
+    assert not (tmp_path / "nope.db").exists()
+
+
+def test_cli_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "lint", tmp_path / "missing")
+    assert code == 2 and "no such file or folder" in err
+
+
+def test_lint_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["lint", "--help"])
+    assert exc.value.code == 0
+    assert "quality problems" in capsys.readouterr().out
+
+
+def test_bundled_seeds_are_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    """`errfix lint seeds/` reports nothing: the acceptance check of the seeds issue."""
+    code, out, err = run(capsys, "lint", SEEDS)
+    assert code == 0, out + err
+    assert out.endswith("records, no problems\n")

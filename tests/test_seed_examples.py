@@ -1,0 +1,109 @@
+"""Every example paste under tests/seed_examples ranks its own bundled record first.
+
+Examples live at tests/seed_examples/<domain>/<slug>.txt (more as <slug>.2.txt, <slug>.3.txt …) for
+the record `<domain>/<slug>`. Each is diagnosed against a database holding only the bundled seeds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.core.records import Record
+from bot.core.views import Diagnosis
+from bot.service import Errfix
+from bot.store import bundled_seeds, open_store
+from bot.store.files import load
+
+EXAMPLES = Path(__file__).resolve().parent / "seed_examples"
+_NUMBERED = re.compile(r"\.\d+$")
+
+
+def example_id(path: Path) -> str:
+    """tests/seed_examples/cuda/nvcc-command-not-found.2.txt → cuda/nvcc-command-not-found."""
+    rel = path.relative_to(EXAMPLES).with_suffix("")
+    return _NUMBERED.sub("", rel.as_posix())
+
+
+EXAMPLE_FILES = sorted(EXAMPLES.rglob("*.txt"))
+EXAMPLE_NAMES = [p.relative_to(EXAMPLES).as_posix() for p in EXAMPLE_FILES]
+
+
+@pytest.fixture(scope="module")
+def seeds() -> dict[str, Record]:
+    path = bundled_seeds()
+    assert path is not None
+    result = load([path])
+    assert not result.problems, result.problems
+    return {rec.id: rec for _, rec in result.records}
+
+
+@pytest.fixture(scope="module")
+def errfix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Errfix]:
+    """One database holding only the bundled seeds (a new store gets them), for the whole module."""
+    store = open_store(tmp_path_factory.mktemp("seeds") / "seeds.db")
+    yield Errfix(store)
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def diagnoses(errfix: Errfix) -> dict[str, Diagnosis]:
+    """Each example diagnosed once, shared by the tests below."""
+    return {
+        name: errfix.diagnose(p.read_text(encoding="utf-8"))
+        for name, p in zip(EXAMPLE_NAMES, EXAMPLE_FILES, strict=True)
+    }
+
+
+def confused(a: Record, b: Record) -> bool:
+    """Whether either record lists the other as frequently_confused_with."""
+    return b.id in a.transition_graph.ids("frequently_confused_with") or a.id in b.transition_graph.ids(
+        "frequently_confused_with"
+    )
+
+
+def ranking(d: Diagnosis) -> str:
+    return ", ".join(f"{m.id} ({m.score:.3f})" for m in d.matches) or "no candidate"
+
+
+def test_there_are_examples() -> None:
+    assert EXAMPLE_FILES
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_example_ranks_its_own_record_first(
+    name: str, seeds: dict[str, Record], diagnoses: dict[str, Diagnosis]
+) -> None:
+    own = example_id(EXAMPLES / name)
+    assert own in seeds, f"{name}: no bundled record {own}"
+    d = diagnoses[name]
+    assert d.matches and d.matches[0].id == own, f"{name}: ranked {ranking(d)}; expected {own} first"
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_example_ranks_no_unrelated_record_first(
+    name: str, seeds: dict[str, Record], diagnoses: dict[str, Diagnosis]
+) -> None:
+    """Another record may win only if the two are declared as frequently confused."""
+    own = example_id(EXAMPLES / name)
+    d = diagnoses[name]
+    if not d.matches or d.matches[0].id == own or own not in seeds:
+        return  # covered by test_example_ranks_its_own_record_first
+    top = d.matches[0]
+    assert confused(seeds[own], top.record), (
+        f"{name}: {top.id} ranked first ({top.score:.3f}) and is not linked to {own} as frequently_confused_with"
+    )
+
+
+def test_every_seed_has_an_example(seeds: dict[str, Record]) -> None:
+    covered = {example_id(p) for p in EXAMPLE_FILES}
+    missing = sorted(set(seeds) - covered)
+    assert not missing, f"seeds without an example paste under {EXAMPLES}: {missing}"
+
+
+def test_every_example_belongs_to_a_seed(seeds: dict[str, Record]) -> None:
+    orphans = sorted(name for name in EXAMPLE_NAMES if example_id(EXAMPLES / name) not in seeds)
+    assert not orphans, f"examples for records that are not bundled: {orphans}"
