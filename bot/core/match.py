@@ -28,6 +28,7 @@ from bot.core.extract import Extracted, normalize
 from bot.core.records import Record
 from bot.core.regexes import RegexSet
 
+SHADOW_MARGIN = 0.6  # a team record takes a seed's place only when it scores nearly as well
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
@@ -365,7 +366,7 @@ class Matcher:
             if not shadows:
                 continue
             for j in range(k + 1, len(out)):
-                if self.by_id[out[j].id] in shadows:
+                if self.by_id[out[j].id] in shadows and out[j].parts["z"] >= out[k].parts["z"] - SHADOW_MARGIN:
                     seed, team = out[k], out.pop(j)
                     team.parts.update(z=seed.parts["z"], shadows=1.0)
                     out.insert(k, team)
