@@ -128,21 +128,28 @@ class Store:
         return summary
 
     def _write_record(self, rec: Record, data: dict[str, Any], digest: str, origin: str, stamp: str) -> None:
-        self.db["records"].upsert(  # type: ignore[union-attr]
-            {
-                "id": rec.id,
-                "domain": rec.domain,
-                "signature": rec.signature,
-                "regex": rec.regex,
-                "aliases_text": "\n".join(rec.aliases),
-                "root_cause": rec.root_cause,
-                "tags_text": " ".join(rec.tags),
-                "data": json.dumps(data, ensure_ascii=False),
-                "content_hash": digest,
-                "origin": origin,
-                "imported_at": stamp,
-            },
-            pk="id",
+        # One plain statement: sqlite-utils' upsert() re-reads the table schema on every call,
+        # which was two thirds of the time of a corpus import. The FTS triggers fire as before.
+        self.db.execute(
+            "INSERT INTO records (id, domain, signature, regex, aliases_text, root_cause, tags_text, data, "
+            "content_hash, origin, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET domain = excluded.domain, signature = excluded.signature, "
+            "regex = excluded.regex, aliases_text = excluded.aliases_text, root_cause = excluded.root_cause, "
+            "tags_text = excluded.tags_text, data = excluded.data, content_hash = excluded.content_hash, "
+            "origin = excluded.origin, imported_at = excluded.imported_at",
+            [
+                rec.id,
+                rec.domain,
+                rec.signature,
+                rec.regex,
+                "\n".join(rec.aliases),
+                rec.root_cause,
+                " ".join(rec.tags),
+                json.dumps(data, ensure_ascii=False),
+                digest,
+                origin,
+                stamp,
+            ],
         )
         self.db.execute("DELETE FROM workarounds WHERE record_id = ?", [rec.id])
         self.db.execute("DELETE FROM dead_ends WHERE record_id = ?", [rec.id])
