@@ -1,0 +1,268 @@
+"""The SQLite store: schema and migrations, upserting imports, votes that survive re-imports."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.core.records import Record
+from bot.core.views import Tally, workaround_key
+from bot.errors import NotFound, StoreError
+from bot.store import bundled_seeds, open_store
+from bot.store.files import load
+from bot.store.schema import SCHEMA_VERSION
+from bot.store.store import Store
+from tests.conftest import SEED_ID, full, minimal
+
+
+def _rec(rid: str, **fields: object) -> Record:
+    return Record.model_validate(full(rid, **fields))
+
+
+def _table_names(store: Store) -> set[str]:
+    return set(store.db.table_names())
+
+
+# ---- schema ----------------------------------------------------------------------------------
+
+
+def test_a_new_store_is_migrated_in_wal_mode(tmp_path: Path) -> None:
+    store = Store(tmp_path / "new.db")
+    assert store.schema_version() == SCHEMA_VERSION
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert {"records", "records_fts", "workarounds", "dead_ends", "aliases", "votes", "replies", "meta"} <= (
+        _table_names(store)
+    )
+    assert (store.count(), store.version) == (0, 0)
+    store.close()
+
+
+def test_reopening_applies_no_migration_twice(tmp_path: Path) -> None:
+    path = tmp_path / "db.db"
+    Store(path).close()
+    store = Store(path)
+    rows = store.db.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'errfix'").fetchall()
+    assert len(rows) == SCHEMA_VERSION == len({r[0] for r in rows})
+    store.close()
+
+
+def test_a_database_from_a_newer_errfix_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "db.db"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('errfix', 'm999_future', 'x')"
+        )
+    conn.close()
+    with pytest.raises(StoreError, match="newer errfix"):
+        Store(path)
+
+
+def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match="not a usable errfix database"):
+        Store(path)
+
+
+# ---- import ----------------------------------------------------------------------------------
+
+
+def test_import_summary_and_version(store: Store) -> None:
+    first = store.import_records([_rec("t/a"), _rec("t/b")])
+    assert (first.added, first.changed, first.unchanged) == (["t/a", "t/b"], [], [])
+    assert (store.count(), store.version) == (2, 1)
+
+    second = store.import_records([_rec("t/a"), _rec("t/b", root_cause="now known"), _rec("t/c")])
+    assert (second.added, second.changed, second.unchanged) == (["t/c"], ["t/b"], ["t/a"])
+    assert second.line() == "1 added, 1 changed, 1 unchanged, 0 removed"
+    assert (store.count(), store.version) == (3, 2)
+    assert store.get("t/b").root_cause == "now known"
+
+
+def test_reimporting_the_same_records_changes_nothing(store: Store) -> None:
+    records = [_rec("t/a"), _rec("t/b")]
+    store.import_records(records)
+    before = (store.version, list(store.db.execute("SELECT id, data, content_hash, imported_at FROM records")))
+    summary = store.import_records(records)
+    assert summary.unchanged == ["t/a", "t/b"] and not summary.added and not summary.changed
+    assert (store.version, list(store.db.execute("SELECT id, data, content_hash, imported_at FROM records"))) == before
+
+
+def test_workarounds_dead_ends_and_aliases_follow_the_record(store: Store) -> None:
+    store.import_records([_rec("t/a", aliases=["Loss became NaN"])])
+    store.import_records([
+        _rec("t/a", workarounds=[{"action": "only this", "success_rate": 0.7}], dead_ends=[], aliases=["other"])
+    ])
+    q = store.db.execute
+    assert q("SELECT action, prior_rate FROM workarounds WHERE record_id = 't/a'").fetchall() == [("only this", 0.7)]
+    assert q("SELECT count(*) FROM dead_ends WHERE record_id = 't/a'").fetchone()[0] == 0
+    assert q("SELECT alias FROM aliases WHERE record_id = 't/a'").fetchall() == [("other",)]
+
+
+def test_replace_all_removes_records_not_given(store: Store) -> None:
+    store.import_records([_rec("t/a"), _rec("t/b")])
+    summary = store.import_records([_rec("t/a")], replace_all=True)
+    assert summary.removed == ["t/b"]
+    assert [r.id for r in store.records()] == ["t/a"]
+    assert store.db.execute("SELECT count(*) FROM workarounds WHERE record_id = 't/b'").fetchone()[0] == 0
+
+
+def test_get_and_has(store: Store) -> None:
+    store.import_records([_rec("t/a")])
+    assert store.has("t/a") and not store.has("t/zzz")
+    assert store.get("t/a").to_json() == full("t/a")
+    with pytest.raises(NotFound, match="t/zzz"):
+        store.get("t/zzz")
+
+
+def test_keyword_search_finds_by_words_and_survives_fts_syntax(store: Store) -> None:
+    store.import_records([
+        _rec("t/nan"),
+        Record.model_validate(minimal("t/oom", signature="CUDA out of memory", root_cause="batch too large")),
+    ])
+    assert [rid for rid, _ in store.search_fts("loss nan")][0] == "t/nan"
+    assert [rid for rid, _ in store.search_fts("memory")] == ["t/oom"]
+    for hostile in ['"unclosed', "NEAR(a b)", "* OR AND", "col:value", "^x", ""]:
+        store.search_fts(hostile)  # plain words only: must not raise an FTS syntax error
+
+
+def test_keyword_index_follows_changed_and_removed_records(store: Store) -> None:
+    store.import_records([Record.model_validate(minimal("t/a", signature="AlphaError: first wording")),
+                          Record.model_validate(minimal("t/b", signature="GammaError: stays"))])
+    assert [rid for rid, _ in store.search_fts("alphaerror")] == ["t/a"]
+    store.import_records([Record.model_validate(minimal("t/a", signature="BetaError: second wording"))])
+    assert store.search_fts("alphaerror") == []
+    assert [rid for rid, _ in store.search_fts("betaerror")] == ["t/a"]
+    store.import_records([Record.model_validate(minimal("t/b", signature="GammaError: stays"))], replace_all=True)
+    assert store.search_fts("betaerror") == []
+    # the external-content FTS5 index agrees with the records table, row for row
+    store.db.execute("INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)")
+
+
+# ---- votes -------------------------------------------------------------------------------------
+
+
+def _keys(rec: Record) -> list[str]:
+    return [workaround_key(w.action) for w in rec.workarounds]
+
+
+def test_votes_set_change_withdraw(store: Store) -> None:
+    rec = _rec("t/a")
+    store.import_records([rec])
+    k = _keys(rec)[0]
+    assert store.vote("r1", "t/a", k, "U1", 1) is None
+    assert store.vote("r1", "t/a", k, "U2", 1) is None
+    assert store.vote("r1", "t/a", k, "U1", -1) == 1  # changed, not added
+    assert store.tallies("t/a") == {k: Tally(1, 1)}
+    assert store.vote("r1", "t/a", k, "U1", None) == -1
+    assert store.tallies("t/a") == {k: Tally(1, 0)}
+    with pytest.raises(NotFound):
+        store.vote("r1", "t/a", "no-such-key", "U1", 1)
+    with pytest.raises(ValueError):
+        store.vote("r1", "t/a", k, "U1", 2)
+
+
+def test_reimport_keeps_votes_and_tallies(store: Store) -> None:
+    rec = _rec("t/a")
+    store.import_records([rec])
+    k0, k1, k2 = _keys(rec)
+    for user, key, value in [("U1", k0, 1), ("U2", k0, 1), ("U3", k0, -1), ("U1", k2, -1), ("U4", k1, 1)]:
+        store.vote("reply-1", "t/a", key, user, value)
+    votes_before = list(store.votes())
+    tallies_before = store.tallies("t/a")
+    assert tallies_before == {k0: Tally(2, 1), k1: Tally(1, 0), k2: Tally(0, 1)}
+
+    # a changed record: new root cause, workarounds reordered, one reworded only in case/spacing
+    data = full("t/a", root_cause="a better explanation")
+    w = data["workarounds"]
+    w[0]["action"] = "  " + w[0]["action"].upper() + " "
+    data["workarounds"] = [w[2], w[0], w[1]]
+    summary = store.import_records([Record.model_validate(data)])
+    assert summary.changed == ["t/a"]
+    assert list(store.votes()) == votes_before
+    assert store.tallies("t/a") == tallies_before
+
+    # and the unchanged re-import, the common case
+    assert store.import_records([Record.model_validate(data)]).unchanged == ["t/a"]
+    assert store.tallies("t/a") == tallies_before
+
+
+def test_replace_all_keeps_votes_for_a_record_that_comes_back(store: Store) -> None:
+    rec = _rec("t/a")
+    store.import_records([rec, _rec("t/b")])
+    store.vote("r", "t/a", _keys(rec)[0], "U1", 1)
+    store.import_records([_rec("t/b")], replace_all=True)
+    store.import_records([rec])
+    assert store.tallies("t/a") == {_keys(rec)[0]: Tally(1, 0)}
+
+
+# ---- replies, dedupe, stats ---------------------------------------------------------------------
+
+
+def test_replies_are_recorded_and_found(store: Store) -> None:
+    store.record_reply(channel="C1", reply_ts="2.0", message_ts="1.0", thread_ts="1.0", record_id="t/a", score=0.9)
+    assert store.reply("C1", "2.0") == {
+        "channel": "C1", "reply_ts": "2.0", "message_ts": "1.0", "thread_ts": "1.0",
+        "record_id": "t/a", "score": 0.9, "locale": "en",
+    }
+    assert store.reply("C1", "3.0") is None
+
+
+def test_first_seen_is_true_once(store: Store) -> None:
+    assert store.first_seen(["ev1", "C1:1.0"]) is True
+    assert store.first_seen(["ev1"]) is False
+    assert store.first_seen(["ev2", "C1:1.0"]) is False  # a retry with another event id, same message
+    assert store.first_seen(["ev3", "C1:2.0"]) is True
+
+
+def test_stats_count_by_domain_votes_and_replies(store: Store) -> None:
+    rec = _rec("t/a", domain="pytorch")
+    store.import_records([rec, _rec("t/b", domain="pytorch"), _rec("t/c", domain="node")])
+    store.vote("r", "t/a", _keys(rec)[0], "U1", 1)
+    store.vote("r", "t/a", _keys(rec)[1], "U1", -1)
+    store.vote("r", "t/a", _keys(rec)[2], "U2", -1)
+    store.record_reply(channel="C", reply_ts="2", message_ts="1", thread_ts="1", record_id="t/a", score=0.8)
+    stats = store.stats()
+    assert stats["records"] == 3
+    assert stats["by_domain"] == {"pytorch": 2, "node": 1}
+    assert (stats["votes_up"], stats["votes_down"], stats["replies"]) == (1, 2, 1)
+    assert stats["schema_version"] == SCHEMA_VERSION
+
+
+# ---- open_store: seeds on first use --------------------------------------------------------------
+
+
+def test_a_new_database_gets_the_bundled_seeds_once(tmp_path: Path) -> None:
+    path = tmp_path / "seeded.db"
+    seeds = bundled_seeds()
+    assert seeds is not None
+    expected = sorted(rec.id for _, rec in load([seeds]).records)
+    store = open_store(path)
+    assert SEED_ID in expected
+    assert [r.id for r in store.records()] == expected
+    assert store.db.execute("SELECT DISTINCT origin FROM records").fetchall() == [("seed",)]
+    version = store.version
+    store.close()
+    again = open_store(path)
+    assert (again.count(), again.version) == (len(expected), version)
+    again.close()
+
+
+def test_a_database_emptied_on_purpose_is_not_reseeded(tmp_path: Path) -> None:
+    path = tmp_path / "emptied.db"
+    store = open_store(path)
+    store.import_records([], replace_all=True)
+    assert store.count() == 0
+    store.close()
+    again = open_store(path)
+    assert again.count() == 0
+    again.close()
+
+
+def test_open_store_without_seed(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "bare.db", seed=False)
+    assert store.count() == 0
+    store.close()
