@@ -40,6 +40,7 @@ KNOWN_CONFUSED = {
     "pip/wrong-interpreter.txt",
     "pandas/read-csv-unicode-decode-error.txt",
     "pytorch/dataloader-worker-killed-oom.txt",
+    "pandas/dataframe-append-removed.txt",
 }
 OWN_FIRST_PARAMS = [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="linked look-alike ranks first"))
