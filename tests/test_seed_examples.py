@@ -41,6 +41,10 @@ KNOWN_CONFUSED = {
     "pandas/read-csv-unicode-decode-error.txt",
     "pytorch/dataloader-worker-killed-oom.txt",
     "pandas/dataframe-append-removed.txt",
+    "huggingface/unrecognized-model-type.2.txt",
+    "pandas/keyerror-column.txt",
+    "pandas/keyerror-column.2.txt",
+    "pip/ssl-certificate-verify-failed.2.txt",
 }
 OWN_FIRST_PARAMS = [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="linked look-alike ranks first"))
