@@ -165,6 +165,7 @@ class Bot:
         call = await self.fake.wait_for(
             "chat.postMessage", lambda c: c.ok and c.params.get("thread_ts") in (message["ts"], thread)
         )
+        await self.idle()  # the reply is recorded in the database after Slack answered the post
         found = self.fake.messages(message["channel"], thread)
         return next(m for m in found if m["ts"] == call.response["ts"])
 

@@ -236,3 +236,48 @@ async def test_app_home_lists_this_weeks_errors_and_unmatched_pastes(bot: Bot) -
     await bot.fake.wait_for("views.publish")
     home = all_text(bot.fake.home_views[ALICE])
     assert RECORD in home and "frobnicator exploded" in home
+
+
+async def test_slash_command_is_acked_and_answered_through_response_url(bot: Bot) -> None:
+    status = await bot.command("loss nan")
+    assert status == 200  # the ack
+    await bot.idle()
+    call = await bot.fake.wait_for("response_url")
+    assert call.ok and call.params["response_type"] == "ephemeral"
+    results = bot.fake.ephemerals[-1]
+    assert results["user"] == ALICE and RECORD in all_text(results)
+    share = buttons(results, "errfix_share")
+    assert share
+    await bot.click({**results, "channel": CHANNEL}, share[0], ephemeral=True)
+    await bot.idle()
+    shared = [m for m in bot.fake.messages(CHANNEL) if m.get("bot_id")]
+    assert len(shared) == 1 and RECORD in all_text(shared[0]) and "Shared by <@U_ALICE>" in all_text(shared[0])
+    assert not buttons(shared[0])  # the shared copy has no buttons
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "/errfix loss nan"),
+        ("help", "/errfix loss nan"),
+        ("stats", "Known errors:"),
+        (RECORD, "Fixes, best first"),
+        ("zzqx &lt;&gt; ;;;", "Nothing found"),
+        ("   ", "/errfix loss nan"),
+    ],
+)
+async def test_slash_command_help_stats_record_and_nonsense(bot: Bot, text: str, expected: str) -> None:
+    assert await bot.command(text) == 200
+    await bot.idle()
+    answer = bot.fake.ephemerals[-1]
+    assert expected in all_text(answer)
+    assert [c.status for c in bot.fake.calls("response_url")] == [200]
+    assert not bot.fake.warnings
+
+
+async def test_a_record_in_full_keeps_the_how_within_slacks_limits(bot: Bot) -> None:
+    await bot.command(RECORD, user=ZHANG)
+    await bot.idle()
+    answer = bot.fake.ephemerals[-1]
+    assert "损失函数" in all_text(answer)  # zh locale for the person who asked
+    assert buttons(answer, "errfix_share")

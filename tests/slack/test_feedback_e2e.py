@@ -1,0 +1,176 @@
+"""Feedback end to end: vote buttons, reactions, "Not this error" and "This one", over signed HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+from collections.abc import Callable
+from typing import Any
+
+from bot.cli import main
+from bot.slack.fake_api import User
+from bot.store.store import Store
+from tests.slack.conftest import ALICE, BOB, CHANNEL, RECORD, ROBOT, Bot, all_text, buttons, slack_escape
+
+
+async def answered(bot: Bot) -> dict[str, Any]:
+    return await bot.answer_to(await bot.paste())
+
+
+def tally(read_store: Callable[[], Store], wkey: str) -> tuple[int, int]:
+    store = read_store()
+    t = store.tallies(RECORD).get(wkey)
+    return (t.up, t.down) if t else (0, 0)
+
+
+def top_wkey(answer: dict[str, Any]) -> str:
+    return str(json.loads(buttons(answer, "errfix_vote_up")[0]["value"])["w"])
+
+
+def current(bot: Bot, answer: dict[str, Any]) -> dict[str, Any]:
+    return next(m for m in bot.fake.messages(CHANNEL, answer["thread_ts"]) if m["ts"] == answer["ts"])
+
+
+def show_json(db: str) -> dict[str, Any]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["show", RECORD, "--json", "--db", db]) == 0
+    data: dict[str, Any] = json.loads(out.getvalue())
+    return data
+
+
+async def test_a_button_vote_is_stored_before_the_ack_and_the_reply_is_updated(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    answer = await answered(bot)
+    worked = buttons(answer, "errfix_vote_up")[0]
+    wkey = top_wkey(answer)
+    assert await bot.click(answer, worked) == 200
+    assert tally(read_store, wkey) == (1, 0)  # already on disk when Slack got its 200
+    await bot.idle()
+    update = bot.fake.calls("chat.update")[-1]
+    assert update.ok and update.params["ts"] == answer["ts"] and update.params["text"]
+    assert ":+1: 1 · :-1: 0" in all_text(current(bot, answer))
+    shown = {w["action"]: w for w in show_json(bot.settings.db_path)["workarounds"]}
+    assert sum(w["votes_up"] for w in shown.values()) == 1  # `errfix show --json` sees it at once
+
+    didnt = buttons(answer, "errfix_vote_down")[0]
+    await bot.click(answer, didnt)  # the other button changes the vote
+    assert tally(read_store, wkey) == (0, 1)
+    await bot.click(answer, didnt)  # the same button again withdraws it
+    assert tally(read_store, wkey) == (0, 0)
+    await bot.idle()
+    assert ":+1: 0 · :-1: 0" in all_text(current(bot, answer))
+
+
+async def test_votes_are_one_per_user_per_reply_and_workaround(bot: Bot, read_store: Callable[[], Store]) -> None:
+    answer = await answered(bot)
+    worked = buttons(answer, "errfix_vote_up")[0]
+    await bot.click(answer, worked, user=ALICE)
+    await bot.click(answer, worked, user=BOB)
+    second = buttons(answer, "errfix_vote_up")[1]
+    await bot.click(answer, second, user=ALICE)  # another workaround: a vote of its own
+    assert tally(read_store, top_wkey(answer)) == (2, 0)
+    assert tally(read_store, json.loads(second["value"])["w"]) == (1, 0)
+
+
+async def test_many_concurrent_clicks_give_exact_counts(bot: Bot, read_store: Callable[[], Store]) -> None:
+    users = [f"U_{i:03d}" for i in range(40)]
+    for u in users:
+        bot.fake.users[u] = User(u)
+    answer = await answered(bot)
+    worked, didnt = buttons(answer, "errfix_vote_up")[0], buttons(answer, "errfix_vote_down")[0]
+    clicks = [bot.click(answer, worked, user=u) for u in users[:30]]
+    clicks += [bot.click(answer, didnt, user=u) for u in users[30:]]
+    assert set(await asyncio.gather(*clicks)) == {200}
+    assert tally(read_store, top_wkey(answer)) == (30, 10)
+    # each of the first ten clicks "Worked" twice more at once: the pair toggles off and on again
+    again = [bot.click(answer, worked, user=u) for u in users[:10] for _ in range(2)]
+    await asyncio.gather(*again)
+    assert tally(read_store, top_wkey(answer)) == (30, 10)
+    await bot.idle()
+    assert ":+1: 30 · :-1: 10" in all_text(current(bot, answer))  # the last update shows the final counts
+
+
+async def test_reactions_vote_on_the_top_workaround_once_and_removal_withdraws(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    answer = await answered(bot)
+    wkey = top_wkey(answer)
+    item = {"type": "message", "channel": CHANNEL, "ts": answer["ts"]}
+
+    def reaction(kind: str, name: str, user: str = ALICE) -> dict[str, Any]:
+        return {"type": kind, "user": user, "reaction": name, "item": item, "item_user": "U_BOT",
+                "event_ts": "1700000000.000900"}  # fmt: skip
+
+    await bot.event(reaction("reaction_added", "+1"), event_id="EvR1")
+    await bot.event(reaction("reaction_added", "+1"), event_id="EvR1", retry=1)  # Slack retries
+    await bot.event(reaction("reaction_added", "+1::skin-tone-3", BOB))
+    await bot.event(reaction("reaction_added", "white_check_mark", ROBOT))  # a bot's vote is ignored
+    await bot.event(reaction("reaction_added", "tada"))  # not a vote
+    await bot.idle()
+    assert tally(read_store, wkey) == (2, 0)
+    assert ":+1: 2" in all_text(current(bot, answer))
+
+    await bot.event(reaction("reaction_added", "x"))  # changes Alice's vote
+    await bot.idle()
+    assert tally(read_store, wkey) == (1, 1)
+    await bot.event(reaction("reaction_removed", "+1"))  # she holds no +1 any more: nothing to withdraw
+    await bot.event(reaction("reaction_removed", "x"))
+    await bot.event(reaction("reaction_removed", "+1::skin-tone-3", BOB))
+    await bot.idle()
+    assert tally(read_store, wkey) == (0, 0)
+    assert ":+1: 0 · :-1: 0" in all_text(current(bot, answer))
+
+
+async def test_reactions_on_other_messages_are_not_votes(bot: Bot, read_store: Callable[[], Store]) -> None:
+    message = await bot.paste()
+    await bot.answer_to(message)
+    item = {"type": "message", "channel": CHANNEL, "ts": message["ts"]}  # the paste, not our reply
+    await bot.event({"type": "reaction_added", "user": ALICE, "reaction": "+1", "item": item, "event_ts": "1.1"})
+    await bot.idle()
+    assert read_store().stats()["votes_up"] == 0 and bot.fake.calls("chat.update") == []
+
+
+async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    paste = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nRuntimeError: Loss is NaN or Inf"
+    answer = await bot.answer_to(await bot.paste(paste))
+    assert await bot.click(answer, buttons(answer, "errfix_not_this")[0], user=BOB) == 200
+    rows = read_store().db.execute("SELECT record_id, line, user_id FROM rejections").fetchall()
+    assert rows == [(RECORD, "runtimeerror: loss is nan or inf", BOB)]
+    await bot.idle()
+    struck = current(bot, answer)
+    assert "not this error" in all_text(struck) and not buttons(struck, "errfix_vote")
+    # Bob is offered other candidates, each with "This one"
+    offer = bot.fake.ephemerals[-1]
+    assert offer["user"] == BOB
+    picks = buttons(offer, "errfix_this_one")
+    assert picks
+    pick = picks[0]
+    picked = json.loads(pick["value"])
+    assert picked["l"] == "RuntimeError: Loss is NaN or Inf" and picked["r"] != RECORD
+    await bot.click({**offer, "channel": CHANNEL}, pick, user=BOB, ephemeral=True)
+    await bot.idle()
+    assert read_store().learned_aliases() == {picked["r"]: ["RuntimeError: Loss is NaN or Inf"]}
+    assert "Learned" in bot.fake.ephemerals[-1]["text"]
+    # votes on a rejected reply are ignored
+    await bot.click(answer, buttons(answer, "errfix_vote_up")[0])
+    assert read_store().stats()["votes_up"] == 0
+
+
+async def test_slash_search_offers_this_one_for_the_users_last_rejected_paste(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    answer = await answered(bot)
+    await bot.click(answer, buttons(answer, "errfix_not_this")[0], user=BOB)
+    await bot.idle()
+    assert await bot.command("cuda out of memory", user=BOB) == 200
+    await bot.idle()
+    results = bot.fake.ephemerals[-1]
+    picks = buttons(results, "errfix_this_one")
+    assert picks and json.loads(picks[0]["value"])["l"] == "RuntimeError: Loss is NaN or Inf at step 1000"
+    assert slack_escape("<module>") not in json.loads(picks[0]["value"])["l"]
