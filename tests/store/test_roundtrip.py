@@ -118,7 +118,7 @@ def _same_given_fields(exported: dict[str, Any], given: dict[str, Any]) -> None:
 # ---- generated records ----------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=RECORDS, form=st.sampled_from(["jsonl", "list", "folder"]))
 def test_generated_records_import_then_export_field_for_field(records: list[dict[str, Any]], form: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,7 +146,7 @@ def test_generated_records_import_then_export_field_for_field(records: list[dict
             store.close()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=RECORDS)
 def test_generated_records_through_the_command_line(records: list[dict[str, Any]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
