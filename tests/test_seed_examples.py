@@ -45,6 +45,8 @@ KNOWN_CONFUSED = {
     "pandas/keyerror-column.txt",
     "pandas/keyerror-column.2.txt",
     "pip/ssl-certificate-verify-failed.2.txt",
+    "pytorch/dataloader-cant-pickle-local-object.txt",
+    "pytorch/dataloader-cant-pickle-local-object.2.txt",
 }
 OWN_FIRST_PARAMS = [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="linked look-alike ranks first"))
