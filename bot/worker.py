@@ -98,7 +98,9 @@ class AsyncErrfix:
             if found is None:
                 return None
             line = learning.paste_line(s.store, channel, found["message_ts"]) or ""
-            rejected = learning.rejected_by(s.store, found["record_id"], line) if line else None
+            rejected = learning.rejected_by(
+                s.store, channel=channel, message_ts=found["message_ts"], record_id=found["record_id"]
+            )
             return {**found, "line": line, "rejected_by": rejected}
 
         return await self._run(job)
@@ -108,8 +110,12 @@ class AsyncErrfix:
     async def log_paste(self, **fields: Any) -> None:
         await self._run(lambda s: learning.log_paste(s.store, **fields))
 
-    async def reject(self, record_id: str, line: str, user_id: str) -> None:
-        await self._run(lambda s: learning.reject(s.store, record_id, line, user_id))
+    async def reject(self, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
+        """Store "Not this error" for our answer to that paste; its error line, or None if unknown."""
+        return await self._run(
+            lambda s: learning.reject(s.store, channel=channel, message_ts=message_ts, record_id=record_id,
+                                      user_id=user_id)  # fmt: skip
+        )
 
     async def learn_alias(self, record_id: str, line: str, user_id: str) -> bool:
         return await self._run(lambda s: learning.learn_alias(s.store, record_id, line, user_id))

@@ -87,14 +87,16 @@ def on_not_this(deps: Deps) -> Listener:
         """Store the rejection, strike the reply through, offer the clicker other candidates."""
         channel, ts = where(body)
         user = str(body["user"]["id"])
+        line = None
         try:
             reply = await deps.errfix.reply(channel, ts)
-            if reply is not None:
-                line = reply["line"] or reply["record_id"]
-                await deps.errfix.reject(reply["record_id"], line, user)
+            if reply is not None and not reply["rejected_by"]:
+                line = await deps.errfix.reject(
+                    channel=channel, message_ts=reply["message_ts"], record_id=reply["record_id"], user_id=user
+                )
         finally:
             await ack()
-        if reply is None:
+        if reply is None or line is None:
             return
         await refresh_reply(deps, client, channel, ts)
         others = [m for m in await deps.errfix.search(line) if m.id != reply["record_id"]]

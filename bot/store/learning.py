@@ -44,22 +44,40 @@ def paste_line(store: Store, channel: str, ts: str) -> str | None:
     return str(row[0]) if row else None
 
 
-def reject(store: Store, record_id: str, line: str, user_id: str) -> None:
-    """ "Not this error": `record_id` was wrong for pastes like `line` (kept normalised)."""
-    store.db.execute(
-        "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
-        [record_id, normalize(line)[:MAX_LINE], user_id, now_iso()],
-    )
-    store.db.conn.commit()
+def reject(store: Store, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
+    """"Not this error" on our answer to the paste at (channel, message_ts).
+
+    Stores the rejection (record, normalised error line, user) and marks that paste as matching
+    nothing (so the App Home lists it). Returns the paste's line, or None if it was not logged.
+    """
+    line = paste_line(store, channel, message_ts)
+    if line is None:
+        return None
+    with store.db.atomic():
+        store.db.execute(
+            "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
+            [record_id, normalize(line)[:MAX_LINE], user_id, now_iso()],
+        )
+        store.db.execute(
+            "UPDATE pastes SET record_id = NULL, score = NULL WHERE channel = ? AND ts = ? AND record_id = ?",
+            [channel, message_ts, record_id],
+        )
+    return line
 
 
-def rejected_by(store: Store, record_id: str, line: str) -> str | None:
-    """Who first said `record_id` is not the error in pastes like `line` (None: nobody)."""
+def rejected_by(store: Store, *, channel: str, message_ts: str, record_id: str) -> str | None:
+    """Who said our answer `record_id` to the paste at (channel, message_ts) is not the error."""
     row = store.db.execute(
-        "SELECT user_id FROM rejections WHERE record_id = ? AND line = ? ORDER BY created_at LIMIT 1",
-        [record_id, normalize(line)[:MAX_LINE]],
+        "SELECT line, record_id FROM pastes WHERE channel = ? AND ts = ? ORDER BY id DESC LIMIT 1",
+        [channel, message_ts],
     ).fetchone()
-    return str(row[0]) if row else None
+    if row is None or row[1] is not None:
+        return None
+    found = store.db.execute(
+        "SELECT user_id FROM rejections WHERE record_id = ? AND line = ? ORDER BY created_at LIMIT 1",
+        [record_id, normalize(row[0])[:MAX_LINE]],
+    ).fetchone()
+    return str(found[0]) if found else None
 
 
 def last_rejected_line(store: Store, user_id: str, within_days: float = 1.0) -> str | None:
@@ -70,9 +88,9 @@ def last_rejected_line(store: Store, user_id: str, within_days: float = 1.0) -> 
     ).fetchone()
     if row is None:
         return None
-    record_id, norm = row
+    _, norm = row
     for (line,) in store.db.execute(
-        "SELECT line FROM pastes WHERE record_id = ? ORDER BY id DESC LIMIT 50", [record_id]
+        "SELECT line FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT 200"
     ).fetchall():
         if normalize(line)[:MAX_LINE] == norm:
             return str(line)

@@ -142,6 +142,8 @@ async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
     assert await bot.click(answer, buttons(answer, "errfix_not_this")[0], user=BOB) == 200
     rows = read_store().db.execute("SELECT record_id, line, user_id FROM rejections").fetchall()
     assert rows == [(RECORD, "runtimeerror: loss is nan or inf", BOB)]
+    # the paste now counts as matching nothing (the App Home lists it)
+    assert read_store().db.execute("SELECT record_id FROM pastes").fetchall() == [(None,)]
     await bot.idle()
     struck = current(bot, answer)
     assert "not this error" in all_text(struck) and not buttons(struck, "errfix_vote")
@@ -174,3 +176,16 @@ async def test_slash_search_offers_this_one_for_the_users_last_rejected_paste(
     picks = buttons(results, "errfix_this_one")
     assert picks and json.loads(picks[0]["value"])["l"] == "RuntimeError: Loss is NaN or Inf at step 1000"
     assert slack_escape("<module>") not in json.loads(picks[0]["value"])["l"]
+
+
+async def test_a_later_answer_to_a_rejected_error_can_still_be_voted_on(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    first = await answered(bot)
+    await bot.click(first, buttons(first, "errfix_not_this")[0], user=BOB)
+    await bot.idle()
+    second = await answered(bot)  # the same error pasted again later, answered with the same record
+    await bot.click(second, buttons(second, "errfix_vote_up")[0])
+    assert tally(read_store, top_wkey(second)) == (1, 0)
+    await bot.idle()
+    assert ":+1: 1" in all_text(current(bot, second))
