@@ -96,7 +96,7 @@ class Users:
             self.logger.warning("errfix: users.info %s failed (%s); using defaults", user_id, e.response.get("error"))
             return UserInfo()
         user = resp.get("user") or {}
-        info = UserInfo(str(user.get("locale") or "en"), bool(user.get("is_bot") or user.get("is_app_user")))
+        info = UserInfo(str(user.get("locale") or "en"), bool(user.get("is_bot")))
         self._cache[user_id] = info
         return info
 
