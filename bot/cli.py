@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot import lint_cli
+from bot.slack import cli as slack_cli
 from bot.core import render
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.service import Errfix
@@ -215,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     lint_cli.register(add)
+    slack_cli.register(add)
     return parser
 
 

@@ -35,16 +35,12 @@ EXAMPLE_NAMES = [p.relative_to(EXAMPLES).as_posix() for p in EXAMPLE_FILES]
 # the two seeds' regexes both match. strict=True: once a seed is made distinct, the xfail fails
 # and must be removed from this list.
 KNOWN_CONFUSED = {
-    "jupyter/kernel-wrong-environment.txt",
-    "jupyter/kernel-wrong-environment.2.txt",
     "pip/wrong-interpreter.txt",
     "pandas/read-csv-unicode-decode-error.txt",
     "pytorch/dataloader-worker-killed-oom.txt",
-    "pandas/dataframe-append-removed.txt",
     "huggingface/unrecognized-model-type.2.txt",
     "pandas/keyerror-column.txt",
     "pandas/keyerror-column.2.txt",
-    "pip/ssl-certificate-verify-failed.2.txt",
     "pytorch/dataloader-cant-pickle-local-object.txt",
     "pytorch/dataloader-cant-pickle-local-object.2.txt",
 }
