@@ -14,10 +14,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -25,7 +27,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from bot.errors import StoreError
 from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
@@ -33,6 +35,9 @@ from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLim
 from bot.worker import AsyncErrfix
 
 EVENTS_PATH = "/slack/events"
+REFUSED_TOKEN = frozenset(
+    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type"}
+)
 log = logging.getLogger("errfix.slack")
 
 
@@ -98,6 +103,26 @@ def web_app(app: AsyncApp, errfix: AsyncErrfix) -> web.Application:
 
     server.web_app.router.add_get("/healthz", healthz)
     return server.web_app
+
+
+async def check_tokens(app: AsyncApp, settings: Settings, *, socket_mode: bool) -> None:
+    """Fail at start-up, in one line, when Slack refuses a token or cannot be reached.
+
+    slack-sdk's Socket Mode client would otherwise retry a refused app token forever.
+    """
+    name = "SLACK_BOT_TOKEN"
+    try:
+        await app.client.auth_test()
+        if socket_mode and settings.app_token:
+            name = "SLACK_APP_TOKEN"
+            await app.client.apps_connections_open(app_token=settings.app_token)
+    except SlackApiError as e:
+        code = e.response.get("error")
+        if code in REFUSED_TOKEN:
+            raise ConfigError(f"Slack refused {name} ({code})") from None
+        raise
+    except aiohttp.ClientError as e:
+        raise ConfigError(f"cannot reach Slack at ERRFIX_SLACK_API_URL={settings.slack_api_url} ({e})") from None
 
 
 def socket_handler(app: AsyncApp, settings: Settings, *, ping_interval: float = 10) -> AsyncSocketModeHandler:

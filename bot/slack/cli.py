@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 from collections.abc import Callable
 
 from aiohttp import web
 
 from bot.config import Settings, load_settings
-from bot.slack.app import build_app, socket_handler, web_app
+from bot.slack.app import build_app, check_tokens, socket_handler, web_app
 from bot.worker import AsyncErrfix
 
 Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
@@ -46,16 +47,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def serve_http(settings: Settings, errfix: AsyncErrfix, host: str, port: int) -> None:
     async def make() -> web.Application:
-        return web_app(build_app(settings, errfix), errfix)
+        app = build_app(settings, errfix)
+        await check_tokens(app, settings, socket_mode=False)
+        return web_app(app, errfix)
 
     log.info("errfix: Events API at http://%s:%d/slack/events (db %s)", host, port, settings.db_path)
     web.run_app(make(), host=host, port=port, print=None, access_log=None)
 
 
 async def serve_socket(settings: Settings, errfix: AsyncErrfix) -> None:
-    handler = socket_handler(build_app(settings, errfix), settings)
-    log.info("errfix: Socket Mode (db %s)", settings.db_path)
+    """Socket Mode until SIGINT or SIGTERM; the client reconnects by itself when a socket drops."""
+    app = build_app(settings, errfix)
+    await check_tokens(app, settings, socket_mode=True)
+    handler = socket_handler(app, settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await handler.connect_async()
+    log.info("errfix: Socket Mode connected (db %s)", settings.db_path)
     try:
-        await handler.start_async()
+        await stop.wait()
     finally:
         await handler.close_async()

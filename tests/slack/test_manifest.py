@@ -20,6 +20,7 @@ EVENT_SUBSCRIPTIONS = {  # bolt event type → manifest bot events (and the scop
 METHOD_SCOPES = {
     "chat_postMessage": "chat:write", "chat_update": "chat:write", "users_info": "users:read",
     "conversations_replies": "", "views_publish": "",  # covered by the *:history scopes / none needed
+    "auth_test": "", "apps_connections_open": "",  # no bot scope (the app token has connections:write)
 }  # fmt: skip
 
 

@@ -47,8 +47,9 @@ async def socket_bot(fake: FakeSlack, db_file: Path) -> AsyncIterator[tuple[Any,
     errfix.close()
 
 
+@pytest.mark.parametrize("graceful", [False, True], ids=["dropped", "refresh-requested"])
 async def test_socket_mode_uses_the_same_listeners_and_reconnects(
-    fake: FakeSlack, socket_bot: tuple[Any, Activity]
+    fake: FakeSlack, socket_bot: tuple[Any, Activity], graceful: bool
 ) -> None:
     _, activity = socket_bot
     await fake.wait_connected(1)
@@ -69,7 +70,7 @@ async def test_socket_mode_uses_the_same_listeners_and_reconnects(
     await fake.wait_ack(await fake.push("slash_commands", command))
     await fake.wait_for("response_url")
 
-    await fake.drop_connections()  # the connection dies; the client opens a new one
+    await fake.drop_connections(graceful=graceful)  # the connection dies (or Slack asks for a new one)
     await fake.wait_connected(2, timeout=20)
     again = fake.add_message(CHANNEL, slack_escape(PASTE), ALICE)
     await fake.wait_ack(await fake.push("events_api", event_body(message_event(again))))
@@ -197,3 +198,36 @@ async def test_errfix_serve_with_a_missing_setting_says_which_in_one_line(tmp_pa
     assert proc.returncode == 2
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1 and "SLACK_BOT_TOKEN" in lines[0] and "Traceback" not in err.decode()
+
+
+async def test_errfix_serve_uses_socket_mode_when_the_app_token_is_set(fake: FakeSlack, tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    env = clean_env(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_APP_TOKEN=APP_TOKEN, ERRFIX_SLACK_API_URL=fake.base_url,
+                    ERRFIX_DB=str(tmp_path / "errfix.db"))  # fmt: skip
+    with log.open("wb") as out:
+        proc = await asyncio.create_subprocess_exec(*errfix_command(), "serve", cwd=tmp_path, env=env,
+                                                    stdout=out, stderr=out)  # fmt: skip
+    try:
+        await fake.wait_connected(1, timeout=60)
+        message = fake.add_message(CHANNEL, slack_escape(PASTE), ALICE)
+        await fake.wait_ack(await fake.push("events_api", event_body(message_event(message))), timeout=30)
+        call = await fake.wait_for("chat.postMessage", timeout=30)
+        assert call.params["thread_ts"] == message["ts"]
+    finally:
+        if proc.returncode is None:
+            proc.terminate()
+        code = await asyncio.wait_for(proc.wait(), 30)
+    assert code == 0, log.read_text()
+    assert "Traceback" not in log.read_text()
+
+
+async def test_errfix_serve_says_so_when_slack_refuses_the_app_token(fake: FakeSlack, tmp_path: Path) -> None:
+    env = clean_env(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_APP_TOKEN="xapp-wrong", ERRFIX_SLACK_API_URL=fake.base_url,
+                    ERRFIX_DB=str(tmp_path / "errfix.db"))  # fmt: skip
+    proc = await asyncio.create_subprocess_exec(
+        *errfix_command(), "serve", cwd=tmp_path, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2
+    assert "SLACK_APP_TOKEN" in err.decode().strip().splitlines()[-1] and "Traceback" not in err.decode()
