@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot import lint_cli
-from bot.slack import cli as slack_cli
 from bot.core import render
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.service import Errfix
+from bot.slack import cli as slack_cli
 from bot.store import default_db_path, open_store
 from bot.store.files import DEFAULT_MAX_BYTES, load
 
