@@ -135,4 +135,21 @@ def m002_learning(db: Database) -> None:
     db.execute("CREATE INDEX pastes_created ON pastes(created_at)")
 
 
+@migrations()
+def m003_sync_state(db: Database) -> None:
+    """`errfix sync URL`: per upstream URL, the validators of the last copy written (ETag,
+    Last-Modified) and the hash of its body, so an unchanged upstream costs a 304 or nothing."""
+    db.execute(
+        """CREATE TABLE sync_state (
+            url TEXT PRIMARY KEY,
+            etag TEXT,
+            last_modified TEXT,
+            body_hash TEXT NOT NULL,
+            records INTEGER NOT NULL,
+            synced_at TEXT NOT NULL,
+            checked_at TEXT NOT NULL
+        )"""
+    )
+
+
 SCHEMA_VERSION = len(migrations._migrations)
