@@ -34,16 +34,7 @@ EXAMPLE_NAMES = [p.relative_to(EXAMPLES).as_posix() for p in EXAMPLE_FILES]
 # Open seed-quality gaps (issue 6): these pastes rank a *linked* look-alike record first, because
 # the two seeds' regexes both match. strict=True: once a seed is made distinct, the xfail fails
 # and must be removed from this list.
-KNOWN_CONFUSED = {
-    "pip/wrong-interpreter.txt",
-    "pandas/read-csv-unicode-decode-error.txt",
-    "pytorch/dataloader-worker-killed-oom.txt",
-    "huggingface/unrecognized-model-type.2.txt",
-    "pandas/keyerror-column.txt",
-    "pandas/keyerror-column.2.txt",
-    "pytorch/dataloader-cant-pickle-local-object.txt",
-    "pytorch/dataloader-cant-pickle-local-object.2.txt",
-}
+KNOWN_CONFUSED: set[str] = set()
 OWN_FIRST_PARAMS = [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="linked look-alike ranks first"))
     if n in KNOWN_CONFUSED
