@@ -1,0 +1,375 @@
+"""Matcher: small record sets built here, pastes written here; outcomes a person would expect.
+
+Assertions are about order and about staying under the reply threshold, not about exact scores,
+so they keep their meaning while the weights are refitted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.core.extract import extract
+from bot.core.match import Candidate, Matcher
+from bot.core.records import Record
+from bot.service import REPLY_THRESHOLD
+from bot.store.files import load
+
+
+def rec(rid: str, signature: str, regex: str, **fields: Any) -> Record:
+    return Record(id=rid, signature=signature, regex=regex, **fields)
+
+
+def ids(cands: list[Candidate]) -> list[str]:
+    return [c.id for c in cands]
+
+
+def top(matcher: Matcher, paste: str, limit: int = 5) -> list[Candidate]:
+    return matcher.match(extract(paste), limit=limit)
+
+
+VAGUE = rec("generic/not-found", "NOT_FOUND: resource not found", r"NOT_FOUND|not found", domain="generic")
+
+RECORDS = [
+    VAGUE,
+    rec(
+        "docker/manifest-unknown/docker24-linux",
+        "Error response from daemon: manifest for myimage:latest not found: manifest unknown",
+        r"manifest for \S+ not found|manifest unknown",
+        domain="docker",
+    ),
+    rec(
+        "kubernetes/pod-not-found/k8s1-linux",
+        'Error from server (NotFound): pods "web-0" not found',
+        r"Error from server \(NotFound\): pods? \"[^\"]+\" not found",
+        domain="kubernetes",
+    ),
+    rec(
+        "python/module-not-found/py311-linux",
+        "ModuleNotFoundError: No module named 'X'",
+        r"ModuleNotFoundError: No module named",
+        domain="python",
+        tags=["os:linux"],
+    ),
+    rec(
+        "python/module-not-found/py311-windows",
+        "ModuleNotFoundError: No module named 'X'",
+        r"ModuleNotFoundError: No module named",
+        domain="python",
+        tags=["os:windows"],
+    ),
+    rec(
+        "python/permission-denied/py311-linux",
+        "PermissionError: [Errno 13] Permission denied: 'path'",
+        r"PermissionError: \[Errno 13\] Permission denied",
+        domain="python",
+        tags=["os:linux"],
+    ),
+    rec(
+        "python/permission-denied/py311-windows",
+        "PermissionError: [Errno 13] Permission denied: 'path'",
+        r"PermissionError: \[Errno 13\] Permission denied",
+        domain="python",
+        tags=["os:windows"],
+    ),
+    rec(
+        "docker/daemon-not-running/docker24-linux",
+        "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?",
+        r"Cannot connect to the Docker daemon",
+        domain="docker",
+    ),
+    rec(
+        "node/fetch-not-defined/node16-linux",
+        "ReferenceError: fetch is not defined",
+        r"ReferenceError: fetch is not defined",
+        domain="node",
+    ),
+    rec(
+        "git/push-rejected/git2-linux",
+        "error: failed to push some refs to 'origin'",
+        r"failed to push some refs",
+        domain="git",
+    ),
+    rec(
+        "pytorch/cuda-oom/pt2-linux",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        r"CUDA out of memory",
+        domain="pytorch",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher(RECORDS)
+
+
+# ---- precise beats vague ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("paste", "expected"),
+    [
+        (
+            "$ docker pull registry.example.com/shop/api:1.4.2\n"
+            "Error response from daemon: manifest for registry.example.com/shop/api:1.4.2 not found: "
+            "manifest unknown: manifest unknown",
+            "docker/manifest-unknown/docker24-linux",
+        ),
+        (
+            '$ kubectl logs web-3 -n shop\nError from server (NotFound): pods "web-3" not found',
+            "kubernetes/pod-not-found/k8s1-linux",
+        ),
+    ],
+    ids=["docker-manifest", "kubectl-pod"],
+)
+def test_precise_beats_vague(matcher: Matcher, paste: str, expected: str) -> None:
+    cands = top(matcher, paste)
+    assert ids(cands)[0] == expected
+    assert VAGUE.regex and "generic/not-found" in ids(cands)  # the vague regex matched too, and lost
+    assert cands[0].score > next(c.score for c in cands if c.id == "generic/not-found")
+
+
+def test_vague_record_still_answers_its_own_error(matcher: Matcher) -> None:
+    cands = top(matcher, "google.api_core.exceptions.NotFound: 404 NOT_FOUND: bucket gs://logs-archive not found")
+    assert ids(cands)[0] == "generic/not-found"
+
+
+# ---- chit-chat ----------------------------------------------------------------------------------
+
+CHAT = [
+    "thanks, that fixed it! have a nice weekend",
+    "is anyone else's build slow today or is it just me?",
+    "lunch at 12? the usual place is closed",
+    "can someone review my PR? it adds docs for the new setup",
+    "I'll upgrade pytorch tomorrow and report back",
+    "did anyone find the notes from yesterday's meeting? not found them anywhere",
+]
+
+
+@pytest.mark.parametrize("chat", CHAT)
+def test_chit_chat_stays_below_the_reply_threshold(matcher: Matcher, chat: str) -> None:
+    assert all(c.score < REPLY_THRESHOLD for c in top(matcher, chat))
+
+
+@pytest.fixture(scope="module")
+def corpus_matcher(corpus_path: Path) -> Matcher:
+    return Matcher([r for _, r in load([corpus_path]).records])
+
+
+CORPUS_CHAT = [
+    *CHAT,
+    "can someone review my PR? it adds docs for the docker setup",
+    "the quick brown fox jumps over the lazy dog",
+    "my manager denied permission for the offsite, so no trip this year",
+    "I think the error was a timeout but I'm not sure, will check tomorrow",
+    "we should make the deploy fail fast instead of retrying forever",
+]
+
+
+@pytest.mark.parametrize("chat", CORPUS_CHAT)
+def test_chit_chat_against_the_public_corpus_stays_below_the_reply_threshold(
+    corpus_matcher: Matcher, chat: str
+) -> None:
+    assert all(c.score < REPLY_THRESHOLD for c in top(corpus_matcher, chat))
+
+
+# ---- environment hints pick the variant ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("paste", "expected"),
+    [
+        (
+            "Traceback (most recent call last):\n"
+            '  File "C:\\Users\\bob\\proj\\app.py", line 1, in <module>\n'
+            "    import yaml\n"
+            "ModuleNotFoundError: No module named 'yaml'",
+            "python/module-not-found/py311-windows",
+        ),
+        (
+            "on Ubuntu 22.04:\nTraceback (most recent call last):\n"
+            '  File "app.py", line 1, in <module>\n'
+            "    import yaml\n"
+            "ModuleNotFoundError: No module named 'yaml'",
+            "python/module-not-found/py311-linux",
+        ),
+        (
+            "PS C:\\Users\\bob\\proj> python save.py\n"
+            "PermissionError: [Errno 13] Permission denied: 'C:\\\\Users\\\\bob\\\\proj\\\\out.csv'",
+            "python/permission-denied/py311-windows",
+        ),
+    ],
+    ids=["windows-path", "ubuntu", "powershell-prompt"],
+)
+def test_environment_hints_prefer_the_matching_variant(matcher: Matcher, paste: str, expected: str) -> None:
+    cands = top(matcher, paste)
+    assert ids(cands)[0] == expected
+    other = expected.replace("windows", "LINUX").replace("linux", "windows").replace("LINUX", "linux")
+    assert other in ids(cands)
+    assert cands[0].score >= next(c.score for c in cands if c.id == other)
+
+
+def test_python_version_hint_prefers_the_matching_variant() -> None:
+    records = [
+        rec(
+            f"python/removed-distutils/{v}-linux",
+            "ModuleNotFoundError: No module named 'distutils'",
+            r"No module named '?distutils",
+            domain="python",
+        )
+        for v in ("py311", "py312")
+    ]
+    m = Matcher(records)
+    paste = "Python 3.12.1 on linux\nModuleNotFoundError: No module named 'distutils'"
+    assert ids(top(m, paste))[0] == "python/removed-distutils/py312-linux"
+
+
+# ---- learned aliases ----------------------------------------------------------------------------
+
+KERNEL = rec(
+    "jupyter/kernel-died/jupyter7-linux",
+    "Kernel Restarting: The kernel for notebook.ipynb appears to have died. It will restart automatically.",
+    r"kernel .{0,40}appears to have died",
+    domain="jupyter",
+)
+TEAM_WORDING = "the ipykernel process vanished without a traceback on the shared gpu box"
+
+
+def test_learned_aliases_are_matched() -> None:
+    filler = [r for r in RECORDS if r.id != VAGUE.id]
+    without = Matcher([KERNEL, *filler])
+    assert "jupyter/kernel-died/jupyter7-linux" not in ids(top(without, TEAM_WORDING))[:1]
+    learned = Matcher([KERNEL, *filler], learned_aliases={KERNEL.id: [TEAM_WORDING]})
+    cands = top(learned, TEAM_WORDING)
+    assert ids(cands)[0] == KERNEL.id
+    without_score = next((c.score for c in top(without, TEAM_WORDING) if c.id == KERNEL.id), 0.0)
+    assert cands[0].score > without_score
+
+
+def test_learned_aliases_for_unknown_ids_are_ignored() -> None:
+    m = Matcher([KERNEL], learned_aliases={"no/such/record": ["whatever"]})
+    assert ids(top(m, "Kernel Restarting: The kernel for a.ipynb appears to have died."))[0] == KERNEL.id
+
+
+# ---- seeds yield to the team's record -----------------------------------------------------------
+
+SEED = rec(
+    "pytorch/cuda-out-of-memory",
+    "RuntimeError: CUDA out of memory. Tried to allocate N MiB",
+    r"CUDA out of memory",
+    domain="pytorch",
+)
+TEAM = rec(
+    "team/gpu-oom-on-shared-box",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate N GiB",
+    r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory",
+    domain="pytorch",
+)
+OOM_PASTE = (
+    "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity; "
+    "20.51 GiB already allocated)"
+)
+
+
+def test_a_seed_is_shadowed_by_an_imported_record_for_the_same_error() -> None:
+    m = Matcher([SEED, TEAM], seeds=frozenset({SEED.id}))
+    cands = top(m, OOM_PASTE)
+    assert ids(cands)[:2] == [TEAM.id, SEED.id]
+    assert cands[0].parts.get("shadows") == 1.0
+
+
+def test_without_the_seed_flag_the_better_wording_wins() -> None:
+    cands = top(Matcher([SEED, TEAM]), OOM_PASTE)
+    assert ids(cands)[0] == SEED.id  # the seed's signature is this paste's wording
+
+
+def test_a_seed_is_not_shadowed_by_a_record_for_another_error() -> None:
+    other = rec(
+        "team/dataloader-oom-killed",
+        "DataLoader worker (pid 4242) is killed by signal: Killed (host out of memory)",
+        r"DataLoader worker \(pid \d+\) is killed|out of memory",  # also hits the paste, but is another error
+        domain="pytorch",
+    )
+    m = Matcher([SEED, other], seeds=frozenset({SEED.id}))
+    assert m.shadows == {}  # the seed's regex does not recognise the other record's signature
+    assert ids(top(m, OOM_PASTE))[0] == SEED.id
+
+
+def test_a_seed_keeps_its_place_over_a_team_record_that_scores_far_lower() -> None:
+    weak_team = rec(
+        "team/oom-runbook",
+        "CUDA out of memory on the shared box: see the runbook",
+        r"see the runbook",  # does not match the paste
+        domain="ops",
+    )
+    m = Matcher([SEED, weak_team], seeds=frozenset({SEED.id}))
+    assert m.shadows == {0: {1}}
+    assert ids(top(m, OOM_PASTE))[0] == SEED.id
+
+
+# ---- scores -------------------------------------------------------------------------------------
+
+PASTES = [
+    OOM_PASTE,
+    "ModuleNotFoundError: No module named 'yaml'",
+    'Error from server (NotFound): pods "web-0" not found',
+    "ReferenceError: fetch is not defined\n    at main (/srv/app/index.js:3:1)",
+    "error: failed to push some refs to 'git@github.com:a/b.git'",
+    "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock.",
+    "hello world",
+    "",
+]
+
+
+@pytest.mark.parametrize("paste", PASTES)
+def test_scores_are_probabilities_best_first(matcher: Matcher, paste: str) -> None:
+    cands = top(matcher, paste, limit=20)
+    assert all(0.0 <= c.score <= 1.0 for c in cands)
+    scores = [c.score for c in cands]
+    assert scores == sorted(scores, reverse=True)
+    assert len(set(ids(cands))) == len(cands)
+
+
+def test_limit_is_respected(matcher: Matcher) -> None:
+    assert len(top(matcher, "not found not found CUDA out of memory", limit=2)) <= 2
+
+
+def test_an_empty_store_matches_nothing() -> None:
+    assert Matcher([]).match(extract("ValueError: x")) == []
+
+
+_WORDS = st.sampled_from(
+    [
+        "Error:",
+        "not found",
+        "CUDA out of memory",
+        "ModuleNotFoundError: No module named 'x'",
+        "the",
+        "pods",
+        "manifest unknown",
+        "\n",
+        "Traceback (most recent call last):",
+        "fetch is not defined",
+        "C:\\Users\\a",
+        "torch 2.1",
+        "win32",
+        "failed to push some refs",
+        "Permission denied",
+        "[Errno 13]",
+        "lol",
+        "daemon",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(_WORDS, st.text(max_size=20)), max_size=30).map(" ".join))
+def test_any_paste_gets_scores_in_unit_interval(matcher: Matcher, paste: str) -> None:
+    cands = matcher.match(extract(paste), limit=10)
+    assert all(0.0 <= c.score <= 1.0 for c in cands)
+    assert len(cands) <= 10
