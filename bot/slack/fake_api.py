@@ -3,6 +3,11 @@
 Serves the tests and `errfix demo`. It checks tokens, arguments and Slack's limits,
 records every request and can inject rate limits, 5xx and dropped sockets. Human
 messages enter through `add_message()`, the bot's through the Web API.
+
+`EventsLink` is Slack's other half: what a person does in the fake workspace (a message, a
+slash command, a button, a reaction) is stored in the fake and sent to the app's request URL
+as Slack sends it, a signed HTTP POST. `version` and `wait_change()` let a viewer (the demo
+page) follow the workspace without polling the Web API.
 """
 
 from __future__ import annotations
@@ -11,13 +16,17 @@ import asyncio
 import copy
 import itertools
 import json
+import re
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
+import aiohttp
 from aiohttp import WSMsgType, web
 from slack_sdk.signature import SignatureVerifier
 
@@ -33,6 +42,9 @@ MAX_TEXT, MAX_BLOCKS, MAX_BLOCKS_JSON, MAX_HOME_BLOCKS = 40_000, 50, 13_000, 100
 TEXT_LIMITS = {"section": 3_000, "context": 3_000, "header": 150}
 MAX_ID, MAX_BUTTON_VALUE, MAX_RESPONSE_URL_USES = 255, 2_000, 5
 ENVELOPE_TYPES = ("events_api", "slash_commands", "interactive")
+# Web API methods that change what a person would see (they bump FakeSlack.version)
+CHANGING_METHODS = frozenset({"chat.postMessage", "chat.update", "chat.postEphemeral", "chat.delete", "reactions.add",
+                              "reactions.remove", "views.publish", "response_url"})  # fmt: skip
 
 
 class SlackError(Exception):
@@ -95,6 +107,7 @@ class _ResponseTarget:
     user: str | None
     message_ts: str | None
     uses: int = 0
+    thread_ts: str | None = None  # where ephemeral answers show (a command typed in a thread)
 
 
 def sign(secret: str, body: str | bytes, timestamp: int | None = None) -> dict[str, str]:
@@ -204,12 +217,19 @@ async def _poll(probe: Callable[[], T | None], timeout: float, what: str) -> T:
 
 
 class FakeSlack:
-    """The fake. Run it with start()/stop(), or mount app() and set root_url."""
+    """The fake. Run it with start()/stop(), or mount app() and set root_url.
+
+    `clock` (e.g. `time.time`) makes message timestamps real times, unique across runs; without
+    it they count up from 1700000000.000100. `max_calls` bounds the call log (a long-running demo).
+    """
 
     def __init__(self, *, token: str = BOT_TOKEN, app_token: str = APP_TOKEN, channels: Iterable[str] = ("C_GENERAL",),
                  other_channels: Iterable[str] = ("C_RANDOM",), users: Iterable[User] = (),
-                 strict_threads: bool = True) -> None:  # fmt: skip
+                 strict_threads: bool = True, clock: Callable[[], float] | None = None,
+                 max_calls: int | None = None) -> None:  # fmt: skip
         self.token, self.app_token, self.strict_threads = token, app_token, strict_threads
+        self.max_calls, self.version = max_calls, 0
+        self._clock, self._last_micros = clock, 0
         self.member_channels, self.other_channels = set(channels), set(other_channels)
         self.users = {BOT_USER_ID: User(BOT_USER_ID, "errfix", is_bot=True)} | {user.id: user for user in users}
         self.root_url = ""  # "http://host:port/" plus any mount prefix; set by start()
@@ -237,10 +257,11 @@ class FakeSlack:
         self.ephemerals: list[JSON] = []
         self.home_views: dict[str, JSON] = {}
         self.acks: dict[str, JSON] = {}
-        self._calls: list[Call] = []
+        self._calls: deque[Call] = deque(maxlen=self.max_calls)
         self._messages: dict[tuple[str, str], JSON] = {}
         self._faults: dict[str, list[_Fault]] = {}
         self._targets: dict[str, _ResponseTarget] = {}
+        self.version += 1
 
     def app(self) -> web.Application:
         if self._app is None:
@@ -267,10 +288,11 @@ class FakeSlack:
         return self.root_url + "api/"
 
     def response_url_for(self, key: str, *, channel: str | None = None, user: str | None = None,
-                         message_ts: str | None = None) -> str:  # fmt: skip
+                         message_ts: str | None = None, thread_ts: str | None = None) -> str:  # fmt: skip
         """A response_url good for 5 uses. in_channel answers go to `channel`,
-        ephemeral ones to `user`; replace/delete_original act on `message_ts`."""
-        self._targets.setdefault(key, _ResponseTarget(channel, user, message_ts))
+        ephemeral ones to `user` (in the thread `thread_ts`, if given); replace/delete_original
+        act on `message_ts`."""
+        self._targets.setdefault(key, _ResponseTarget(channel, user, message_ts, thread_ts=thread_ts))
         return f"{self.root_url}response/{key}"
 
     def calls(self, method: str | None = None) -> list[Call]:
@@ -290,7 +312,25 @@ class FakeSlack:
         if channel not in self.member_channels | self.other_channels:
             raise ValueError(f"unknown channel {channel}")
         message = {"type": "message", "user": user, "text": text, "team": TEAM_ID}
-        return copy.deepcopy(self._store(channel, {**message, **extra}, thread_ts))
+        stored = copy.deepcopy(self._store(channel, {**message, **extra}, thread_ts))
+        self.version += 1
+        return stored
+
+    def react(self, channel: str, ts: str, name: str, user: str, *, add: bool = True) -> bool:
+        """A person adds (or removes) a reaction; False if that was already so."""
+        message = self._messages.get((channel, ts))
+        if message is None:
+            raise ValueError(f"no message {channel}/{ts}")
+        changed = self._set_reaction(message, name.strip(":"), user, add=add)
+        self.version += changed
+        return changed
+
+    async def wait_change(self, since: int, timeout: float) -> int:
+        """The current `version`, once it differs from `since` or `timeout` seconds have passed."""
+        try:
+            return await _poll(lambda: self.version if self.version != since else None, timeout, "no change")
+        except TimeoutError:
+            return self.version
 
     def fail_next(self, method: str, status: int = 429, retry_after: int = 1, times: int = 1) -> None:
         """The next `times` requests to `method` get HTTP 429 (with Retry-After) or 5xx."""
@@ -407,6 +447,8 @@ class FakeSlack:
         status, headers, body = reply
         kept = {k: v for k, v in request.headers.items() if k in KEPT_HEADERS}
         self._calls.append(Call(method, params, kept, time.time(), status, body, target))
+        if status == 200 and body.get("ok") is True and method in CHANGING_METHODS:
+            self.version += 1
         return web.json_response(body, status=status, headers=headers)
 
     def _check_auth(self, method: str, header: str) -> None:
@@ -451,11 +493,17 @@ class FakeSlack:
             self._store(target.channel, message, params.get("thread_ts"))
         else:
             where = {"channel": target.channel, "user": target.user, "ts": self._next_ts()}
+            if target.thread_ts:
+                where["thread_ts"] = target.thread_ts
             self.ephemerals.append({**where, **content})
         return {"ok": True}
 
     def _next_ts(self) -> str:
-        micros = 1_700_000_000_000_000 + 100 * next(self._ts)
+        if self._clock is None:
+            micros = 1_700_000_000_000_000 + 100 * next(self._ts)
+        else:
+            micros = max(int(self._clock() * 1_000_000), self._last_micros + 100)
+        self._last_micros = micros
         return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
 
     def _bot(self) -> JSON:
@@ -575,18 +623,26 @@ class FakeSlack:
         name = str(params.get("name") or "").strip(":")
         if not name:
             raise SlackError("invalid_name")
+        if not self._set_reaction(message, name, BOT_USER_ID, add=add):
+            raise SlackError("already_reacted" if add else "no_reaction")
+        return {}
+
+    @staticmethod
+    def _set_reaction(message: JSON, name: str, user: str, *, add: bool) -> bool:
+        """Add or remove `user`'s reaction `name` (first-added reactions stay first); False if unchanged."""
         reactions: list[JSON] = message.get("reactions", [])
         entry = next((r for r in reactions if r["name"] == name), None)
         users: list[str] = entry["users"] if entry else []
-        if add and BOT_USER_ID in users:
-            raise SlackError("already_reacted")
-        if not add and BOT_USER_ID not in users:
-            raise SlackError("no_reaction")
-        users = [*users, BOT_USER_ID] if add else [u for u in users if u != BOT_USER_ID]
-        others = [r for r in reactions if r["name"] != name]
-        new = [{"name": name, "users": users, "count": len(users)}] if users else []
-        message["reactions"] = others + new
-        return {}
+        if (user in users) == add:
+            return False
+        users = [*users, user] if add else [u for u in users if u != user]
+        if entry is None:
+            reactions = [*reactions, {"name": name, "users": users, "count": len(users)}]
+        else:
+            entry |= {"users": users, "count": len(users)}
+            reactions = [r for r in reactions if r["count"]]
+        message["reactions"] = reactions
+        return True
 
     def _reactions_get(self, params: JSON) -> JSON:
         message = self._reaction_target(params)
@@ -633,6 +689,156 @@ class FakeSlack:
         check_blocks(view.get("blocks", []), MAX_HOME_BLOCKS)
         self.home_views[user] = {"id": f"V{user}", "team_id": TEAM_ID, **view}
         return {"view": copy.deepcopy(self.home_views[user])}
+
+
+_MENTION = re.compile(r"(?<![\w<@])@([\w.-]+)")
+
+
+def slack_escape(text: str) -> str:
+    """What Slack puts in an event's `text` for what a person typed (`&`, `<`, `>` escaped)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def channel_type(channel: str) -> str:
+    """Slack's `channel_type` from a channel id: D… is a DM, G… a private channel."""
+    return {"D": "im", "G": "group"}.get(channel[:1], "channel")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """The app's answer to one request Slack sent it."""
+
+    status: int
+    body: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
+
+
+class EventsLink:
+    """Slack's side of the HTTP link to an app: what people do in the fake workspace.
+
+    Each action is stored in `fake` as Slack stores it, then sent to the app's request URL
+    (`url`, e.g. http://127.0.0.1:3000/slack/events) as Slack sends it: a POST signed with the
+    app's signing secret. Call `close()` when done.
+    """
+
+    def __init__(self, fake: FakeSlack, url: str, signing_secret: str) -> None:
+        self.fake, self.url, self.signing_secret = fake, url, signing_secret
+        self._session: aiohttp.ClientSession | None = None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def send(self, body: str, content_type: str, headers: dict[str, str] | None = None) -> Delivery:
+        """POST `body`, signed, to the app (as Slack would, with a 3 s answer expected)."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
+        all_headers = {"Content-Type": content_type, **sign(self.signing_secret, body), **(headers or {})}
+        async with self._session.post(self.url, data=body.encode(), headers=all_headers) as resp:
+            return Delivery(resp.status, await resp.text())
+
+    async def event(self, event: JSON) -> Delivery:
+        """An Events API callback carrying `event`."""
+        body = {"token": "legacy", "team_id": TEAM_ID, "api_app_id": APP_ID, "type": "event_callback",
+                "event_id": f"Ev{uuid.uuid4().hex[:12].upper()}", "event_time": int(time.time()), "event": event,
+                "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}]}  # fmt: skip
+        return await self.send(json.dumps(body), "application/json")
+
+    def mentions(self, typed: str) -> str:
+        """`typed` as Slack stores it: escaped, `@name` of a known user turned into `<@ID>`."""
+        by_name = {u.name.lower(): u.id for u in self.fake.users.values() if u.name}
+
+        def mention(m: re.Match[str]) -> str:
+            found = by_name.get(m.group(1).lower())
+            return f"<@{found}>" if found else m.group(0)
+
+        return _MENTION.sub(mention, slack_escape(typed))
+
+    async def message(
+        self, channel: str, user: str, typed: str, *, thread_ts: str | None = None
+    ) -> tuple[JSON, list[Delivery]]:
+        """A person posts `typed`: stored, then a `message` event (and first an `app_mention` one
+        when it mentions the app in a channel, as Slack sends both)."""
+        message = self.fake.add_message(channel, self.mentions(typed), user, thread_ts=thread_ts)
+        event: JSON = {
+            "type": "message", "channel": channel, "channel_type": channel_type(channel), "user": user,
+            "text": message["text"], "ts": message["ts"], "team": TEAM_ID, "event_ts": message["ts"],
+        }  # fmt: skip
+        if message.get("thread_ts"):
+            event["thread_ts"] = message["thread_ts"]
+        sent = []
+        if f"<@{BOT_USER_ID}>" in message["text"] and channel_type(channel) != "im":
+            mention = {k: v for k, v in event.items() if k != "channel_type"}
+            sent.append(await self.event({**mention, "type": "app_mention"}))
+        sent.append(await self.event(event))
+        return message, sent
+
+    async def command(self, channel: str, user: str, command: str, text: str, *,
+                      thread_ts: str | None = None) -> Delivery:  # fmt: skip
+        """A person runs a slash command: a signed form post with a fresh response_url. A
+        non-empty acknowledgement is shown as Slack shows it (ephemeral unless in_channel)."""
+        key = f"cmd-{uuid.uuid4().hex}"
+        response_url = self.fake.response_url_for(key, channel=channel, user=user, thread_ts=thread_ts)
+        form = {"token": "legacy", "team_id": TEAM_ID, "team_domain": "fake", "channel_id": channel,
+                "channel_name": channel.lower(), "user_id": user, "user_name": self.fake.users[user].name or user,
+                "command": command, "text": text, "api_app_id": APP_ID, "response_url": response_url,
+                "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}"}  # fmt: skip
+        delivery = await self.send(urlencode(form), "application/x-www-form-urlencoded")
+        if delivery.ok and delivery.body.strip():
+            self._show_ack(self.fake._targets[key], delivery.body)
+        return delivery
+
+    def _show_ack(self, target: _ResponseTarget, body: str) -> None:
+        try:
+            parsed = json.loads(body)
+        except json.JSONDecodeError:
+            parsed = {"text": body}
+        if isinstance(parsed, dict):
+            try:
+                self.fake._respond(target, parsed)
+                self.fake.version += 1
+            except SlackError as error:
+                self.fake.warnings.append(f"command ack: {error.code}")
+
+    async def click(self, channel: str, user: str, action: JSON, *, message_ts: str, ephemeral: bool = False,
+                    thread_ts: str | None = None) -> Delivery:  # fmt: skip
+        """A person presses a button (`action`: its action_id, block_id, value) of the message
+        `message_ts` (an ephemeral one too): a signed `block_actions` payload."""
+        key = f"act-{uuid.uuid4().hex}"
+        response_url = self.fake.response_url_for(key, channel=channel, user=user, thread_ts=thread_ts,
+                                                  message_ts=None if ephemeral else message_ts)  # fmt: skip
+        payload: JSON = {
+            "type": "block_actions", "user": {"id": user, "team_id": TEAM_ID}, "api_app_id": APP_ID,
+            "team": {"id": TEAM_ID}, "channel": {"id": channel}, "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+            "container": {"type": "message", "message_ts": message_ts, "channel_id": channel,
+                          "is_ephemeral": ephemeral},
+            "response_url": response_url,
+            "actions": [{"type": "button", "action_id": str(action.get("action_id", "")),
+                         "block_id": str(action.get("block_id", "")), "value": str(action.get("value", "")),
+                         "action_ts": str(time.time())}],
+        }  # fmt: skip
+        if not ephemeral:
+            stored = self.fake._message(channel, message_ts)
+            payload["message"] = _public(stored)
+        return await self.send(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+
+    async def react(self, channel: str, user: str, ts: str, name: str, *, add: bool = True) -> Delivery | None:
+        """A person adds (or removes) reaction `name` on a message: a `reaction_added` (or
+        `reaction_removed`) event; None when nothing changed (nothing is sent then)."""
+        if not self.fake.react(channel, ts, name, user, add=add):
+            return None
+        item_user = self.fake._messages[(channel, ts)].get("user")
+        event: JSON = {
+            "type": "reaction_added" if add else "reaction_removed", "user": user, "reaction": name,
+            "item": {"type": "message", "channel": channel, "ts": ts}, "event_ts": self.fake._next_ts(),
+        }  # fmt: skip
+        if item_user:
+            event["item_user"] = item_user
+        return await self.event(event)
 
 
 class FakeSlackThread:
