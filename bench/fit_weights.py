@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval import SHARED, _service  # noqa: E402
 
 from bot.core.extract import extract  # noqa: E402
-from bot.core.match import CALIBRATION_FEATURES, FEATURES, Calibration, Matcher, Weights, calibration_features  # noqa: E402
+from bot.core.match import CALIBRATION_FEATURES, FEATURES, Weights  # noqa: E402
 
 
 def samples(svc: Any, rows: list[dict[str, Any]], kind: str) -> list[tuple[str, list[tuple[list[float], int]]]]:
@@ -42,24 +42,30 @@ def samples(svc: Any, rows: list[dict[str, Any]], kind: str) -> list[tuple[str, 
                 rec = svc.store.get(c.id)
                 sig[c.id] = bool(pat and (pat.search(rec.signature) or pat.search(rec.id)))
         strong = any(ln.weight >= 0.8 for ln in ex.lines)
-        out.append((row["id"], [([c.parts[f] for f in FEATURES], int(sig[c.id])) for c in cands], strong))
+        out.append((svc.matcher, [([c.parts[f] for f in FEATURES], int(sig[c.id]), c.id) for c in cands], strong))
     return out
 
 
-def top1(sets: list[Any], w: list[float]) -> list[tuple[list[float], int]]:
-    """Calibration samples: each paste's first candidate under weights w, right or not."""
+def calibration_samples(runs: list[Any]) -> list[tuple[list[float], int]]:
+    """Each paste's first candidate as the whole pipeline ranks it (shadowing included)."""
     data = []
-    for _, cands, strong in sets:
-        if not cands:
-            continue
-        zs = sorted(
-            ((w[0] + sum(a * b for a, b in zip(w[1:], x, strict=True)), x, y) for x, y in cands), key=lambda t: -t[0]
-        )
-        z, x, y = zs[0]
-        parts = dict(zip(FEATURES, x, strict=True))
-        feats = calibration_features(z, zs[1][0] if len(zs) > 1 else None, parts, strong)
-        data.append(([feats[f] for f in CALIBRATION_FEATURES], y))
+    for svc, rows, kind in runs:
+        for row in rows:
+            cands = svc.matcher.match(extract(row["text"]), limit=3)
+            if cands:
+                right = is_right(svc, row, kind, cands[0].id)
+                data.append(([cands[0].parts[f] for f in CALIBRATION_FEATURES], int(right)))
     return data
+
+
+def is_right(svc: Any, row: dict[str, Any], kind: str, cid: str) -> bool:
+    if kind == "dev":
+        return cid in {row["expected"], *row.get("also_ok", [])}
+    if not row["concept"]:
+        return False
+    rec = svc.store.get(cid)
+    pat = re.compile(row["must_match"], re.I)
+    return bool(pat.search(rec.signature) or pat.search(rec.id))
 
 
 def fit(
@@ -89,21 +95,20 @@ SETS = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 def main() -> int:
     random.seed(7)
     with tempfile.TemporaryDirectory() as tmp:
-        sets = []
+        runs = []
         for kind, file, corpus in (("dev", "dev.jsonl", True), ("ml", "ml-pastes-dev.jsonl", False))[:SETS]:
             rows = [json.loads(line) for line in (SHARED / "eval" / file).open(encoding="utf-8")]
-            sets += samples(_service(Path(tmp), corpus), rows, kind)
-    data = [s for _, cands, _ in sets for s in cands]
-    w = fit(data)
-    print(
-        "Weights("
-        + ", ".join([f"bias={w[0]:.3f}"] + [f"{n}={v:.3f}" for n, v in zip(FEATURES, w[1:], strict=True)])
-        + ")"
-    )
-    cal = fit(top1(sets, w), l2=0.01, steps=3000, balance=False)
-    names = ("bias", *CALIBRATION_FEATURES)
-    print("Calibration(" + ", ".join(f"{n}={v:.3f}" for n, v in zip(names, cal, strict=True)) + ")")
-    assert Matcher and Weights and Calibration
+            runs.append((_service(Path(tmp), corpus), rows, kind))
+        data = [(x, y) for svc, rows, kind in runs for _, cands, _ in samples(svc, rows, kind) for x, y, _ in cands]
+        w = fit(data)
+        weights = Weights(w[0], *w[1:])
+        shown = [f"bias={w[0]:.3f}"] + [f"{n}={v:.3f}" for n, v in zip(FEATURES, w[1:], strict=True)]
+        print("Weights(" + ", ".join(shown) + ")")
+        for svc, _, _ in runs:
+            svc.matcher.weights = weights
+        cal = fit(calibration_samples(runs), l2=0.01, steps=3000, balance=False)
+        names = ("bias", *CALIBRATION_FEATURES)
+        print("Calibration(" + ", ".join(f"{n}={v:.3f}" for n, v in zip(names, cal, strict=True)) + ")")
     return 0
 
 

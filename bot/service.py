@@ -14,6 +14,7 @@ from typing import Any
 from bot.core.extract import extract
 from bot.core.match import Candidate, Matcher
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds, updated_record
+from bot.store import learning
 from bot.store.store import Store
 
 REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when more likely right than not
@@ -40,7 +41,8 @@ class Errfix:
     def build_matcher(store: Store) -> tuple[int, Matcher]:
         version = store.version
         records = list(store.records())
-        return version, Matcher(records, store.learned_aliases(), seeds=store.seed_ids())
+        rejections = learning.rejections(store)  # "Not this error": lower for similar pastes
+        return version, Matcher(records, store.learned_aliases(), seeds=store.seed_ids(), rejections=rejections)
 
     def _rebuild_in_background(self) -> None:
         """Index a new store version on a thread with its own connection; answers keep the old one."""
@@ -85,7 +87,8 @@ class Errfix:
     def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
         ex = extract(text)
         cands = [c for c in self.matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
-        reply = bool(cands) and cands[0].score >= self.reply_threshold
+        # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted
+        reply = bool(cands) and cands[0].score >= self.reply_threshold and not ex.deprecation_only
         is_error = ex.is_error or reply
         return Diagnosis(is_error, reply, self._views(cands), ex)
 
@@ -111,5 +114,9 @@ class Errfix:
         for (rid, wkey), tally in self.store.all_tallies().items():
             by_record.setdefault(rid, {})[wkey] = tally
         learned = self.store.learned_aliases()
+        worked = self.store.last_worked()
+        source = self.store.instance_id() if by_record or learned else ""  # marks what export folded in
         for rec in self.store.records():
-            yield updated_record(rec, by_record.get(rec.id, {}), learned.get(rec.id, []))
+            yield updated_record(
+                rec, by_record.get(rec.id, {}), learned.get(rec.id, []), source=source, last_worked=worked.get(rec.id)
+            )

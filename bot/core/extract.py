@@ -20,8 +20,8 @@ MAX_LINES = 12  # error lines handed to the matcher
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
 _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|>\s]{1,2000})(?:\|([^>]{0,500}))?>")
-_SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^>]{0,200}))?>")
+_SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|<>\s]{1,2000})(?:\|([^<>]{0,500}))?>")
+_SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^<>]{0,200}))?>")
 _FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
 # Markdown emphasis (**AttributeError**, _Traceback_) only as a pair around text, so identifiers
 # like torch._dynamo, __main__ and unscale_() keep their underscores.
@@ -71,6 +71,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         0.9,
         re.compile(r"^\s{0,8}(?:fatal|FATAL|Fatal|error|ERROR|Error|E|F)(?:\s{0,3}\[[^\]]{0,40}\])?\s{0,3}[:!]\s"),
     ),
+    ("deprecation", 0.3, re.compile(r"\b(?:FutureWarning|DeprecationWarning|PendingDeprecationWarning)\b")),
     ("warning", 0.45, re.compile(r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)")),
     (
         "cuda",
@@ -164,6 +165,12 @@ class Extracted:
     is_error: bool
     truncated: bool
     env: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def deprecation_only(self) -> bool:
+        """Only deprecation notices (FutureWarning…) look like errors here: nothing is broken yet."""
+        kinds = {ln.kind for ln in self.lines if ln.weight >= 0.3}
+        return "deprecation" in kinds and not any(ln.weight >= 0.8 for ln in self.lines)
 
     @property
     def error_text(self) -> str:

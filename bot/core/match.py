@@ -27,8 +27,9 @@ from rapidfuzz import fuzz
 from bot.core.extract import Extracted, normalize
 from bot.core.records import Record
 from bot.core.regexes import RegexSet
+from bot.core.rejections import rejection_penalty
 
-SHADOW_MARGIN = 0.6  # a team record takes a seed's place only when it scores nearly as well
+SHADOW_MIN_SPECIFICITY = 0.5
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
@@ -200,24 +201,24 @@ FEATURES = ("rx_line", "rx_text", "span", "spec", "fuzzy2", "cover", "domain", "
 class Weights:
     """Logistic weights over FEATURES; fitted by bench/fit_weights.py on labelled pastes."""
 
-    bias: float = -2.143
-    rx_line: float = 0.979
-    rx_text: float = 0.317
-    span: float = 0.849
-    spec: float = 0.434
-    fuzzy2: float = 1.144
-    cover: float = 2.142
-    domain: float = 1.056
-    env: float = 0.101
-    strong_fuzzy: float = 0.052
-    miss: float = -0.913
-    lcover: float = 1.005
+    bias: float = -1.742
+    rx_line: float = 0.691
+    rx_text: float = 0.563
+    span: float = 0.948
+    spec: float = 0.771
+    fuzzy2: float = 1.013
+    cover: float = 1.843
+    domain: float = 0.665
+    env: float = 0.084
+    strong_fuzzy: float = 0.154
+    miss: float = -0.775
+    lcover: float = 1.081
 
     def logit(self, parts: dict[str, float]) -> float:
         return self.bias + sum(getattr(self, f) * parts[f] for f in FEATURES) + parts.get("prior", 0.0)
 
 
-CALIBRATION_FEATURES = ("z", "margin", "lcover", "miss", "rx_line", "strong")
+CALIBRATION_FEATURES = ("z", "margin", "lcover", "miss", "rx_line", "strong", "spec", "close", "fuzzy2")
 
 
 @dataclass(frozen=True)
@@ -228,13 +229,16 @@ class Calibration:
     Fitted by bench/fit_weights.py on the first candidate of each labelled paste.
     """
 
-    bias: float = -1.084
-    z: float = 0.943
-    margin: float = 0.543
-    lcover: float = -0.373
-    miss: float = 0.564
-    rx_line: float = -0.297
-    strong: float = -0.184
+    bias: float = -0.598
+    z: float = 0.452
+    margin: float = 0.019
+    lcover: float = -0.182
+    miss: float = -0.060
+    rx_line: float = 0.062
+    spec: float = 0.879
+    close: float = -0.170
+    fuzzy2: float = 0.336
+    strong: float = 0.025
 
     def logit(self, feats: dict[str, float]) -> float:
         return self.bias + sum(getattr(self, f) * feats[f] for f in CALIBRATION_FEATURES)
@@ -249,6 +253,9 @@ def calibration_features(z: float, runner_up: float | None, parts: dict[str, flo
         "miss": parts["miss"],
         "rx_line": parts["rx_line"],
         "strong": 1.0 if strong else 0.0,
+        "spec": parts["spec"],
+        "close": parts["close"],
+        "fuzzy2": parts["fuzzy2"],
     }
 
 
@@ -267,8 +274,10 @@ class Matcher:
         weights: Weights | None = None,
         calibration: Calibration | None = None,
         seeds: frozenset[str] = frozenset(),
+        rejections: dict[str, list[tuple[str, str]]] | None = None,
     ) -> None:
         learned_aliases = learned_aliases or {}
+        self.rejections = rejections or {}  # record id -> (normalised line, user): "Not this error"
         priors = priors or {}
         self.weights = weights or Weights()
         self.calibration = calibration or Calibration()
@@ -312,20 +321,23 @@ class Matcher:
         record is the answer: seeds are the out-of-the-box fallback, not a competitor.
         """
         shadows: dict[int, set[int]] = {}
-        for i, j in self._cross_hits:
+        for i, j, span in self._cross_hits:  # regex i matches signature j
             if records[i].id in seeds and records[j].id not in seeds:
                 shadows.setdefault(i, set()).add(j)
+            elif records[j].id in seeds and records[i].id not in seeds and 2 * span >= len(records[j].signature):
+                # a team regex that recognises most of the seed's wording describes the same error
+                shadows.setdefault(j, set()).add(i)
         return shadows
 
     def _vagueness(self, records: Sequence[Record]) -> list[int]:
         """How many *other* records' signatures each regex matches: its vagueness."""
         counts = [0] * len(records)
-        self._cross_hits: list[tuple[int, int]] = []  # (regex i, signature j), i != j
+        self._cross_hits: list[tuple[int, int, int]] = []  # (regex i, signature j, span), i != j
         for j, rec in enumerate(records):
             for hit in self.regexes.search(rec.signature):
                 if hit.index != j:
                     counts[hit.index] += 1
-                    self._cross_hits.append((hit.index, j))
+                    self._cross_hits.append((hit.index, j, hit.span))
         return counts
 
     def _idf_mass(self, toks: Iterable[str]) -> float:
@@ -356,6 +368,28 @@ class Matcher:
             best = min(best, max(missing, default=0.0) / self.max_idf)
         return best
 
+    def same_error(self, a: str, b: str) -> bool:
+        """Variants of one error (per environment, per source) share their signature's wording."""
+        ta, tb = self.entries[self.by_id[a]].texts, self.entries[self.by_id[b]].texts
+        return bool(ta and tb) and fuzz.ratio(ta[0], tb[0]) >= 90
+
+    def rival(self, ranked_ids: Sequence[str]) -> int | None:
+        """Index of the best candidate that is a *different* error from the first one.
+
+        How sure we are is the margin over the best alternative error, not over another variant
+        of the same error (the corpus holds several per error, one per environment).
+        """
+        for k in range(1, len(ranked_ids)):
+            if not self.same_error(ranked_ids[0], ranked_ids[k]):
+                return k
+        return None
+
+    def _may_shadow(self, seed: Candidate, team: Candidate) -> bool:
+        """A team record for the same error takes a bundled seed's place unless its own regex is
+        vague (it also matches other records' signatures): the team's knowledge comes first, but
+        a catch-all record must not displace a precise one."""
+        return self.entries[self.by_id[team.id]].specificity >= SHADOW_MIN_SPECIFICITY
+
     def _prefer_imported(self, ranked: list[Candidate]) -> list[Candidate]:
         """Move a team record above a seed it shadows, giving it the seed's place and logit."""
         if not self.shadows:
@@ -366,7 +400,7 @@ class Matcher:
             if not shadows:
                 continue
             for j in range(k + 1, len(out)):
-                if self.by_id[out[j].id] in shadows and out[j].parts["z"] >= out[k].parts["z"] - SHADOW_MARGIN:
+                if self.by_id[out[j].id] in shadows and self._may_shadow(out[k], out[j]):
                     seed, team = out[k], out.pop(j)
                     team.parts.update(z=seed.parts["z"], shadows=1.0)
                     out.insert(k, team)
@@ -411,9 +445,10 @@ class Matcher:
             rx_text = 1.0 if (i in text_hits and i not in line_hits) else 0.0
             span_q = min(1.0, span / 40.0) if (rx_line or rx_text) else 0.0
             spec = e.specificity if (rx_line or rx_text) else 0.0
-            fz, strong, best_line = 0.0, 0.0, None
+            fz, strong, best_line, close = 0.0, 0.0, None, 0.0
             for ln in lines:
                 for t in e.texts:
+                    close = max(close, fuzz.ratio(ln.norm, t) / 100.0)
                     sc = fuzz.token_set_ratio(ln.norm, t) if len(t) < 30 else fuzz.token_sort_ratio(ln.norm, t)
                     sc = max(sc, fuzz.partial_ratio(t, ln.norm) if len(t) <= len(ln.norm) else 0.0)
                     if sc / 100.0 > fz:
@@ -439,16 +474,25 @@ class Matcher:
                 "miss": round(miss, 3),
                 "lcover": round(lcover, 3),
                 "prior": e.prior,
+                "close": round(close, 3),
             }
-            parts["z"] = round(w.logit(parts), 4)
+            rejected = rejection_penalty(self.rejections.get(e.id, ()), [ln.norm for ln in lines])
+            if rejected:  # "Not this error" on similar pastes (bot/core/rejections.py); not a fitted weight
+                parts["rejected"] = -rejected
+            parts["z"] = round(w.logit(parts) + parts.get("rejected", 0.0), 4)
             out.append(Candidate(e.id, 0.0, parts))
         out.sort(key=lambda c: (-c.parts["z"], c.id))
         out = self._prefer_imported(out)
         strong = any(ln.weight >= 0.8 for ln in ex.lines)
         scored = []
+        rival = self.rival([c.id for c in out])
         for k, c in enumerate(out[:limit]):
-            runner_up = out[1].parts["z"] if k == 0 and len(out) > 1 else (out[0].parts["z"] if k else None)
+            runner_up = (out[rival].parts["z"] if rival is not None else None) if k == 0 else out[0].parts["z"]
             feats = calibration_features(c.parts["z"], runner_up, c.parts, strong)
             c.parts["margin"] = round(feats["margin"], 4)
-            scored.append(Candidate(c.id, round(_sigmoid(self.calibration.logit(feats)), 4), c.parts))
+            c.parts["strong"] = feats["strong"]
+            score = round(_sigmoid(self.calibration.logit(feats)), 4)
+            if scored:  # rank order is the truth; a later candidate never shows a higher score
+                score = min(score, scored[-1].score)
+            scored.append(Candidate(c.id, score, c.parts))
         return scored

@@ -300,16 +300,24 @@ def test_a_seed_is_not_shadowed_by_a_record_for_another_error() -> None:
     assert ids(top(m, OOM_PASTE))[0] == SEED.id
 
 
-def test_a_seed_keeps_its_place_over_a_team_record_that_scores_far_lower() -> None:
-    weak_team = rec(
+def test_the_teams_own_record_for_the_same_error_takes_the_seeds_place() -> None:
+    runbook = rec(
         "team/oom-runbook",
         "CUDA out of memory on the shared box: see the runbook",
-        r"see the runbook",  # does not match the paste
+        r"see the runbook",  # specific: it matches no other record's signature
         domain="ops",
     )
-    m = Matcher([SEED, weak_team], seeds=frozenset({SEED.id}))
+    m = Matcher([SEED, runbook], seeds=frozenset({SEED.id}))
     assert m.shadows == {0: {1}}
-    assert ids(top(m, OOM_PASTE))[0] == SEED.id
+    assert ids(top(m, OOM_PASTE))[0] == runbook.id
+
+
+def test_a_vague_team_record_does_not_displace_a_seed() -> None:
+    catch_all = rec("team/gpu-trouble", "CUDA out of memory or other GPU trouble", r"CUDA|GPU|memory", domain="ops")
+    other = rec("team/gpu-memory-dashboard", "GPU memory dashboard shows red", r"dashboard shows red", domain="ops")
+    m = Matcher([SEED, catch_all, other], seeds=frozenset({SEED.id}))
+    assert 1 in m.shadows[0]  # the same error by the seed's regex...
+    assert ids(top(m, OOM_PASTE))[0] == SEED.id  # ...but its regex also matches other signatures
 
 
 # ---- scores -------------------------------------------------------------------------------------
