@@ -484,7 +484,7 @@ class Matcher:
         out.sort(key=lambda c: (-c.parts["z"], c.id))
         out = self._prefer_imported(out)
         strong = any(ln.weight >= 0.8 for ln in ex.lines)
-        scored = []
+        scored: list[Candidate] = []
         rival = self.rival([c.id for c in out])
         for k, c in enumerate(out[:limit]):
             runner_up = (out[rival].parts["z"] if rival is not None else None) if k == 0 else out[0].parts["z"]
