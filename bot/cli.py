@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from bot import lint_cli
 from bot.core import render
+from bot.demo import cli as demo_cli
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.service import Errfix
 from bot.slack import cli as slack_cli
@@ -217,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     lint_cli.register(add)
     slack_cli.register(add)
+    demo_cli.register(add)
     return parser
 
 

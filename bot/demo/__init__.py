@@ -1,0 +1,1 @@
+"""`errfix demo`: try errfix in a browser, with a local stand-in for Slack (see server.py)."""
