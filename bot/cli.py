@@ -16,8 +16,8 @@ from typing import Any, TextIO
 
 from bot import lint_cli
 from bot.core import render
-from bot.demo import cli as demo_cli
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
+from bot.ops import cli as ops_cli
 from bot.service import Errfix
 from bot.slack import cli as slack_cli
 from bot.store import default_db_path, open_store
@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     lint_cli.register(add)
     slack_cli.register(add)
-    demo_cli.register(add)
+    ops_cli.register(add)
     return parser
 
 

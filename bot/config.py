@@ -17,6 +17,10 @@ from bot.errors import InvalidInput
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_MAX_REPLIES_PER_MINUTE = 5
+DEFAULT_SYNC_INTERVAL = 3600  # seconds between re-syncs of ERRFIX_SYNC_URL
+DEFAULT_SYNC_TIMEOUT = 60  # seconds for one fetch of ERRFIX_SYNC_URL
+DEFAULT_SHUTDOWN_TIMEOUT = 8  # seconds in-flight events get after SIGTERM (Docker kills at 10)
+LOG_FORMATS = ("text", "json")
 
 
 class ConfigError(InvalidInput):
@@ -34,6 +38,17 @@ class Settings(BaseModel):
     db_path: str = "errfix.db"
     slack_api_url: str = DEFAULT_API_URL
     max_replies_per_minute: int = DEFAULT_MAX_REPLIES_PER_MINUTE
+    sync_url: str | None = None
+    sync_interval: int = DEFAULT_SYNC_INTERVAL
+    sync_timeout: int = DEFAULT_SYNC_TIMEOUT
+    log_format: str = "text"
+    log_pastes: bool = False
+    shutdown_timeout: int = DEFAULT_SHUTDOWN_TIMEOUT
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values that must never appear in a log line."""
+        return tuple(s for s in (self.bot_token, self.signing_secret, self.app_token) if s)
 
     @property
     def socket_mode(self) -> bool:
@@ -82,6 +97,30 @@ def _api_url(raw: str) -> str:
     return raw if raw.endswith("/") else raw + "/"
 
 
+def _http_url(name: str, raw: str) -> str | None:
+    if not raw:
+        return None
+    if not raw.startswith(("http://", "https://")) or any(c.isspace() for c in raw):
+        raise ConfigError(f"{name} must be an http(s) URL, got {raw!r}")
+    return raw
+
+
+def _choice(name: str, raw: str, choices: tuple[str, ...]) -> str:
+    value = raw.lower() or choices[0]
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return value
+
+
+def _flag(name: str, raw: str) -> bool:
+    value = raw.lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    raise ConfigError(f"{name} must be 1 or 0, got {raw!r}")
+
+
 def load_settings(
     environ: Mapping[str, str] | None = None, *, env_file: str | Path | None = ".env",
     db: str | None = None, http: bool = False,
@@ -116,4 +155,10 @@ def load_settings(
         max_replies_per_minute=_int(
             "ERRFIX_MAX_REPLIES_PER_MINUTE", get("ERRFIX_MAX_REPLIES_PER_MINUTE"), DEFAULT_MAX_REPLIES_PER_MINUTE
         ),
+        sync_url=_http_url("ERRFIX_SYNC_URL", get("ERRFIX_SYNC_URL")),
+        sync_interval=_int("ERRFIX_SYNC_INTERVAL", get("ERRFIX_SYNC_INTERVAL"), DEFAULT_SYNC_INTERVAL),
+        sync_timeout=_int("ERRFIX_SYNC_TIMEOUT", get("ERRFIX_SYNC_TIMEOUT"), DEFAULT_SYNC_TIMEOUT),
+        log_format=_choice("ERRFIX_LOG_FORMAT", get("ERRFIX_LOG_FORMAT"), LOG_FORMATS),
+        log_pastes=_flag("ERRFIX_LOG_PASTES", get("ERRFIX_LOG_PASTES")),
+        shutdown_timeout=_int("ERRFIX_SHUTDOWN_TIMEOUT", get("ERRFIX_SHUTDOWN_TIMEOUT"), DEFAULT_SHUTDOWN_TIMEOUT),
     )

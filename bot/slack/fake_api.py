@@ -37,6 +37,10 @@ T = TypeVar("T")
 BOT_TOKEN, APP_TOKEN = "xoxb-test", "xapp-test"
 TEAM_ID, BOT_USER_ID, BOT_ID, APP_ID = "T_FAKE", "U_BOT", "B_BOT", "A_FAKE"
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
+# what auth.test and every bot-token call report in the x-oauth-scopes header, as Slack does
+# (deploy/slack-manifest.yml's bot scopes); set `FakeSlack.scopes` to play a token missing some
+BOT_SCOPES = ("app_mentions:read", "channels:history", "groups:history", "im:history", "chat:write", "commands",
+              "reactions:read", "users:read", "files:read")  # fmt: skip
 KEPT_HEADERS = ("Authorization", "Content-Type", "User-Agent")
 MAX_TEXT, MAX_BLOCKS, MAX_BLOCKS_JSON, MAX_HOME_BLOCKS = 40_000, 50, 13_000, 100
 TEXT_LIMITS = {"section": 3_000, "context": 3_000, "header": 150}
@@ -251,6 +255,8 @@ class FakeSlack:
         }  # fmt: skip
         self.reset()
 
+    scopes: tuple[str, ...] = BOT_SCOPES
+
     def reset(self) -> None:
         """Forget calls, messages, views, faults, acks and warnings (not the sockets)."""
         self.warnings: list[str] = []
@@ -439,7 +445,8 @@ class FakeSlack:
             if handler is None:
                 raise SlackError("unknown_method")
             self._check_auth(method, request.headers.get("Authorization", ""))
-            return 200, {}, {"ok": True, **handler(params)}
+            scopes = {} if method in APP_TOKEN_METHODS else {"x-oauth-scopes": ",".join(self.scopes)}
+            return 200, scopes, {"ok": True, **handler(params)}
         except SlackError as error:
             return 200, {}, error.body()
 

@@ -1,0 +1,1 @@
+"""Running errfix for real: sync, metrics, logs, backups, doctor."""
