@@ -17,7 +17,7 @@
     slightly_smiling_face: "🙂", sweat_smile: "😅", thinking_face: "🤔", raised_hands: "🙌",
   };
   const QUICK_REACTIONS = ["+1", "-1"];
-  const COLLAPSE_LINES = 10;
+  const COLLAPSE_LINES = 8;
   const GENERAL = "C_GENERAL";
   const DM = "D_ERRFIX";
 
