@@ -4,10 +4,15 @@ Plain functions over a `Store` (so, like the store, used from its one thread). T
 schema.py (m002): `pastes` logs every diagnosed channel paste (the App Home lists the ones that
 matched nothing), `rejections` keeps "Not this error" clicks, learned aliases go to `aliases`
 with origin 'learned'.
+
+Rejections and learned aliases change what the matcher indexes, so adding or removing one bumps
+the store version (`Store.bump_version`) and matchers rebuild. `errfix learned` lists both and
+`errfix unlearn` removes them (`learned`, `unlearn_alias`, `unlearn_rejection`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.core.blocks import HomeSummary
@@ -53,11 +58,17 @@ def reject(store: Store, *, channel: str, message_ts: str, record_id: str, user_
     line = paste_line(store, channel, message_ts)
     if line is None:
         return None
-    with store.db.atomic():
+    norm = normalize(line)[:MAX_LINE]
+    with store.write_transaction():
+        known = store.db.execute(
+            "SELECT 1 FROM rejections WHERE record_id = ? AND line = ? AND user_id = ?", [record_id, norm, user_id]
+        ).fetchone()
         store.db.execute(
             "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
-            [record_id, normalize(line)[:MAX_LINE], user_id, now_iso()],
+            [record_id, norm, user_id, now_iso()],
         )
+        if not known:  # the matcher scores this record lower for similar pastes from now on
+            store.bump_version()
         store.db.execute(
             "UPDATE pastes SET record_id = NULL, score = NULL WHERE channel = ? AND ts = ? AND record_id = ?",
             [channel, message_ts, record_id],
@@ -102,7 +113,7 @@ def learn_alias(store: Store, record_id: str, line: str, user_id: str) -> bool:
     line = " ".join(line.split())[:MAX_LINE]
     if not line or not store.has(record_id):
         return False
-    with store.db.atomic():
+    with store.write_transaction():
         cur = store.db.execute(
             "INSERT OR IGNORE INTO aliases (record_id, alias, origin, created_by, created_at) "
             "VALUES (?, ?, 'learned', ?, ?)",
@@ -110,8 +121,92 @@ def learn_alias(store: Store, record_id: str, line: str, user_id: str) -> bool:
         )
         added = cur.rowcount > 0
         if added:
-            store.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'store_version'")
+            store.bump_version()
     return added
+
+
+def rejections(store: Store) -> dict[str, list[tuple[str, str]]]:
+    """Record id → its (normalised line, user id) rejections, for the matcher."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for rid, line, user in store.db.execute(
+        "SELECT record_id, line, user_id FROM rejections ORDER BY record_id, created_at, line, user_id"
+    ):
+        out.setdefault(str(rid), []).append((str(line), str(user)))
+    return out
+
+
+# ---- listing and undoing what was learned ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Learned:
+    """One learned alias (kind 'alias', text = the alias) or rejection (kind 'rejection', text =
+    the normalised error line), with who taught it and when."""
+
+    kind: str
+    record_id: str
+    text: str
+    user_id: str
+    created_at: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "record_id": self.record_id,
+            "text": self.text,
+            "user_id": self.user_id,
+            "created_at": self.created_at,
+        }
+
+
+def learned(store: Store, record_id: str | None = None) -> list[Learned]:
+    """Learned aliases, then rejections; oldest first. Only `record_id`'s if given."""
+    one = "AND record_id = ?" if record_id is not None else ""
+    params = [record_id] if record_id is not None else []
+    aliases = store.db.execute(
+        "SELECT 'alias', record_id, alias, coalesce(created_by, ''), created_at FROM aliases "
+        f"WHERE origin = 'learned' {one} ORDER BY created_at, rowid",
+        params,
+    ).fetchall()
+    rejected = store.db.execute(
+        f"SELECT 'rejection', record_id, line, user_id, created_at FROM rejections WHERE 1 {one} "
+        "ORDER BY created_at, rowid",
+        params,
+    ).fetchall()
+    return [Learned(*(str(v) for v in row)) for row in [*aliases, *rejected]]
+
+
+def unlearn_alias(store: Store, record_id: str, text: str) -> int:
+    """Forget a learned alias of `record_id` (given as listed, or as pasted); how many went.
+
+    Only learned aliases: the record's own aliases are the record's, changed by importing it.
+    """
+    texts = list(dict.fromkeys([text, " ".join(text.split())[:MAX_LINE]]))
+    marks = ",".join("?" * len(texts))
+    with store.write_transaction():
+        cur = store.db.execute(
+            f"DELETE FROM aliases WHERE record_id = ? AND origin = 'learned' AND alias IN ({marks})",
+            [record_id, *texts],
+        )
+        if cur.rowcount > 0:
+            store.bump_version()
+    return int(cur.rowcount)
+
+
+def unlearn_rejection(store: Store, record_id: str, line: str, user_id: str | None = None) -> int:
+    """Forget "Not this error" on `record_id` for `line` (as listed, or the raw paste line):
+    every user's, or only `user_id`'s. How many went."""
+    lines = list(dict.fromkeys([line, normalize(line)[:MAX_LINE]]))
+    marks = ",".join("?" * len(lines))
+    who, params = ("AND user_id = ?", [user_id]) if user_id is not None else ("", [])
+    with store.write_transaction():
+        cur = store.db.execute(
+            f"DELETE FROM rejections WHERE record_id = ? AND line IN ({marks}) {who}",
+            [record_id, *lines, *params],
+        )
+        if cur.rowcount > 0:
+            store.bump_version()
+    return int(cur.rowcount)
 
 
 # ---- votes from buttons and reactions -------------------------------------------------------
@@ -123,7 +218,7 @@ def click_vote(store: Store, reply_key: str, record_id: str, wkey: str, user_id:
     Returns the user's vote afterwards (None when withdrawn). Run on the store's one thread, so
     two clicks can't interleave between the read and the write.
     """
-    with store.db.atomic():
+    with store.write_transaction():
         previous = store.vote(reply_key, record_id, wkey, user_id, value)
         if previous == value:
             store.vote(reply_key, record_id, wkey, user_id, None)
@@ -141,7 +236,7 @@ def reaction_vote(store: Store, reply_key: str, view: MatchView, user_id: str, v
     top = view.workarounds[0].wkey
     if added:
         return store.vote(reply_key, view.id, top, user_id, value) != value
-    with store.db.atomic():
+    with store.write_transaction():
         rows = store.db.execute(
             "SELECT wkey FROM votes WHERE reply_key = ? AND record_id = ? AND user_id = ? AND value = ? "
             "ORDER BY created_at DESC, rowid DESC",

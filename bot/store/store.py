@@ -7,10 +7,12 @@ Every write that must not be half-done runs in a single transaction.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,7 +22,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from bot.core.records import Record
-from bot.core.views import Tally, workaround_key
+from bot.core.views import FOLDED, Tally, unfold_record, workaround_key
 from bot.errors import NotFound, StoreError
 from bot.store.schema import SCHEMA_VERSION, migrations
 
@@ -52,6 +54,7 @@ class Store:
 
     def __init__(self, path: str | Path, *, check_same_thread: bool = True) -> None:
         self.path = str(path)
+        self._instance_id: str | None = None
         try:
             conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
             self.db = Database(conn)
@@ -90,6 +93,48 @@ class Store:
     def _bump(self) -> None:
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'store_version'")
 
+    def bump_version(self) -> None:
+        """Tell every matcher to rebuild: call inside the transaction that changed what it indexes
+        (records, aliases, rejections)."""
+        self._bump()
+
+    def instance_id(self) -> str:
+        """A random id of this database, made on first use and kept in it (copies share it).
+
+        `errfix export` stamps it on records it folds this database's votes into, so importing
+        such a record here again can take them out instead of counting them twice.
+        """
+        cached = self._instance_id
+        if cached is None:
+            with self.write_transaction():
+                new_id = uuid.uuid4().hex
+                self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('instance_id', ?)", [new_id])
+                row = self.db.execute("SELECT value FROM meta WHERE key = 'instance_id'").fetchone()
+            cached = self._instance_id = str(row[0])
+        return cached
+
+    @contextlib.contextmanager
+    def write_transaction(self) -> Iterator[None]:
+        """A transaction that takes the write lock when it starts (BEGIN IMMEDIATE).
+
+        A plain BEGIN reads first and asks for the write lock later; when another connection
+        wrote in between, SQLite cannot upgrade and fails at once with "database is locked"
+        (the busy timeout does not apply). Taking the lock first makes concurrent writers from
+        other connections (threads, processes) wait their turn instead. Nested: a savepoint.
+        """
+        if self.db.conn.in_transaction:
+            with self.db.atomic():
+                yield
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.rollback()
+            raise
+        else:
+            self.db.execute("COMMIT")
+
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM records").fetchone()[0])
 
@@ -109,6 +154,7 @@ class Store:
             existing = dict(self.db.execute("SELECT id, content_hash FROM records").fetchall())
             incoming: set[str] = set()
             for rec in records:
+                rec = self.without_own_votes(rec)
                 incoming.add(rec.id)
                 data = rec.to_json()
                 digest = content_hash(data)
@@ -166,6 +212,23 @@ class Store:
             "INSERT OR IGNORE INTO aliases (record_id, alias, origin, created_at) VALUES (?, ?, 'record', ?)",
             [(rec.id, a, stamp) for a in rec.aliases],
         )
+
+    def without_own_votes(self, rec: Record) -> Record:
+        """`rec` without the votes of this database that `errfix export` folded into its rates.
+
+        Those votes are still here and still counted: keeping them in the rates as well would
+        count them twice. Records without the mark, or marked by other databases only, are
+        returned as they are (another team's votes are evidence for us, not duplicates).
+        """
+        if FOLDED not in (rec.model_extra or {}):
+            return rec
+        data = unfold_record(rec.to_json(), self.instance_id())
+        if data is None:
+            return rec
+        try:
+            return Record.model_validate(data)
+        except ValueError:  # a mark edited into nonsense: keep the record as given
+            return rec
 
     def get(self, record_id: str) -> Record:
         row = self.db.execute("SELECT data FROM records WHERE id = ?", [record_id]).fetchone()
@@ -229,7 +292,7 @@ class Store:
         """
         if value not in (None, 1, -1):
             raise ValueError("a vote is +1, -1 or None (withdraw)")
-        with self.db.atomic():
+        with self.write_transaction():
             if not self.db.execute(
                 "SELECT 1 FROM workarounds WHERE record_id = ? AND wkey = ?", [record_id, wkey]
             ).fetchone():
@@ -252,6 +315,14 @@ class Store:
                     [reply_key, record_id, wkey, user_id, value, now_iso()],
                 )
         return previous
+
+    def last_worked(self) -> dict[str, str]:
+        """Per record, when its latest standing "worked" vote on one of its workarounds was cast."""
+        rows = self.db.execute(
+            "SELECT v.record_id, max(v.created_at) FROM votes v JOIN workarounds w "
+            "ON w.record_id = v.record_id AND w.wkey = v.wkey WHERE v.value = 1 GROUP BY v.record_id"
+        ).fetchall()
+        return {str(rid): str(at) for rid, at in rows}
 
     def votes(self) -> Iterator[dict[str, Any]]:
         cols = ("reply_key", "record_id", "wkey", "user_id", "value", "created_at")

@@ -1,0 +1,310 @@
+"""What the team teaches, end to end below Slack: "Not this error" lowers a record for similar
+pastes, "This one" makes a paste match, both listed and undone; and export/import of what was
+learned (rates with the votes folded in, learned aliases) without counting a vote twice."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.core import rank
+from bot.core.extract import normalize
+from bot.core.records import Record
+from bot.core.rejections import PER_USER
+from bot.core.views import FOLDED, Tally, workaround_key
+from bot.service import Errfix
+from bot.store import learning, open_store
+from bot.store.store import Store
+from tests.conftest import SEED_ID, copy_db, minimal, seed_json
+
+NAN = (
+    'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
+    "RuntimeError: Loss is NaN or Inf at step 1000"
+)
+ODD = "epoch 3 went bad:\nTrainingAbortError: objective went non-finite after 1000 steps (see run 7f3a)"
+OOM = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.90 GiB total capacity)"
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Iterator[Store]:
+    store = open_store(tmp_path / "a.db")
+    yield store
+    store.close()
+
+
+def _reject(store: Store, svc: Errfix, paste: str, user: str, n: int) -> None:
+    """What the Slack layer does: log our answer to a paste, then a user's "Not this error" on it."""
+    d = svc.diagnose(paste)
+    ts = f"1700000000.{n:06d}"
+    learning.log_paste(
+        store, channel="C1", ts=ts, line=d.extracted.lines[0].raw, record_id=d.matches[0].id,
+        score=d.matches[0].score, replied=d.reply,
+    )  # fmt: skip
+    assert learning.reject(store, channel="C1", message_ts=ts, record_id=SEED_ID, user_id=user) is not None
+
+
+def _first(svc: Errfix, paste: str) -> tuple[str | None, float, bool, dict[str, float]]:
+    d = svc.diagnose(paste)
+    if not d.matches:
+        return None, 0.0, False, {}
+    return d.matches[0].id, d.matches[0].score, d.reply, d.matches[0].parts
+
+
+# ---- "Not this error" -------------------------------------------------------------------------------
+
+
+def test_not_this_error_lowers_the_record_for_similar_pastes_more_with_each_user(seeded: Store) -> None:
+    svc = Errfix(seeded)
+    rid, score, reply, parts = _first(svc, NAN)
+    assert (rid, reply) == (SEED_ID, True) and "rejected" not in parts
+
+    version = seeded.version
+    _reject(seeded, svc, NAN, "U1", 1)
+    assert seeded.version == version + 1  # the matcher rebuilds with the rejection
+    rid1, score1, _, parts1 = _first(svc, NAN)
+    assert rid1 == SEED_ID and parts1["rejected"] == -PER_USER and score1 < score
+    # the same error with other numbers is a similar paste: lowered too
+    assert _first(svc, NAN.replace("1000", "52").replace("line 9", "line 77"))[3]["rejected"] == -PER_USER
+    # another error's answer is untouched
+    assert all("rejected" not in m.parts for m in svc.diagnose(OOM).matches)
+
+    _reject(seeded, svc, NAN, "U1", 2)  # the same person again counts once, and changes nothing
+    assert seeded.version == version + 1 and _first(svc, NAN)[3]["rejected"] == -PER_USER
+
+    _reject(seeded, svc, NAN, "U2", 3)
+    _reject(seeded, svc, NAN, "U3", 4)
+    rid3, _, reply3, _ = _first(svc, NAN)
+    assert not reply3 or rid3 != SEED_ID  # three people: no longer the answer
+
+    # reversible: one user's, then everyone's
+    line = learning.learned(seeded, SEED_ID)[0].text
+    assert learning.unlearn_rejection(seeded, SEED_ID, line, "U3") == 1
+    assert _first(svc, NAN)[3]["rejected"] == -2 * PER_USER
+    assert learning.unlearn_rejection(seeded, SEED_ID, NAN.splitlines()[-1]) == 2  # the raw line works too
+    assert _first(svc, NAN) == (rid, score, reply, parts)
+    assert learning.unlearn_rejection(seeded, SEED_ID, line) == 0
+
+
+# ---- "This one": learned aliases ----------------------------------------------------------------------
+
+
+def test_a_learned_alias_makes_the_same_paste_match_next_time(seeded: Store) -> None:
+    svc = Errfix(seeded)
+    before = svc.diagnose(ODD)
+    assert not before.reply and SEED_ID not in [m.id for m in before.matches]
+    line = before.extracted.lines[0].raw  # what "This one" teaches: the paste's best error line
+    version = seeded.version
+    assert learning.learn_alias(seeded, SEED_ID, line, "U1")
+    assert not learning.learn_alias(seeded, SEED_ID, line, "U2")  # known already
+    assert seeded.version == version + 1
+    after = svc.diagnose(ODD)
+    assert after.reply and after.matches[0].id == SEED_ID
+
+    assert learning.unlearn_alias(seeded, SEED_ID, "  " + line.replace(" ", "  ")) == 1  # spacing as pasted
+    assert seeded.version == version + 2
+    assert SEED_ID not in [m.id for m in svc.diagnose(ODD).matches]
+    assert learning.unlearn_alias(seeded, SEED_ID, line) == 0
+
+
+def test_only_learned_aliases_can_be_unlearned(seeded: Store) -> None:
+    seeded.import_records([Record.model_validate(minimal("t/own", aliases=["OwnError: as the record says"]))])
+    learning.learn_alias(seeded, "t/own", "OwnError: as the record says", "U1")  # the same text, learned too
+    assert learning.unlearn_alias(seeded, "t/own", "OwnError: as the record says") == 1
+    assert learning.unlearn_alias(seeded, "t/own", "OwnError: as the record says") == 0
+    assert seeded.get("t/own").aliases == ["OwnError: as the record says"]
+    assert seeded.learned_aliases() == {}
+
+
+def test_learned_lists_aliases_and_rejections_with_who_and_when(seeded: Store) -> None:
+    svc = Errfix(seeded)
+    learning.learn_alias(seeded, SEED_ID, "TrainingAbortError: objective went non-finite", "U_ALICE")
+    learning.learn_alias(seeded, "pytorch/cuda-out-of-memory", "CudaSadness: no memory left", "U_BOB")
+    _reject(seeded, svc, NAN, "U_BOB", 1)
+    items = learning.learned(seeded)
+    assert [(i.kind, i.record_id, i.user_id) for i in items] == [
+        ("alias", SEED_ID, "U_ALICE"),
+        ("alias", "pytorch/cuda-out-of-memory", "U_BOB"),
+        ("rejection", SEED_ID, "U_BOB"),
+    ]
+    assert items[2].text == normalize(NAN.splitlines()[-1])  # the paste's error line, normalised
+    for i in items:
+        assert datetime.strptime(i.created_at, "%Y-%m-%dT%H:%M:%SZ").year == datetime.now(UTC).year
+    assert [i.kind for i in learning.learned(seeded, "pytorch/cuda-out-of-memory")] == ["alias"]
+    assert learning.rejections(seeded) == {SEED_ID: [(items[2].text, "U_BOB")]}
+
+
+# ---- export and import of what was learned ------------------------------------------------------------
+
+
+def _keys(store: Store, rid: str = SEED_ID) -> list[str]:
+    return [workaround_key(w.action) for w in store.get(rid).workarounds]
+
+
+def _vote_on_nan(store: Store) -> list[str]:
+    """Three "Didn't work" on the 0.9 workaround, two "Worked" on the 0.85 one."""
+    k_clip, _, k_norm = _keys(store)
+    for user in ("U1", "U2", "U3"):
+        store.vote(f"C1:{user}", SEED_ID, k_norm, user, -1)
+    for user in ("U1", "U4"):
+        store.vote(f"C1:{user}", SEED_ID, k_clip, user, 1)
+    return _keys(store)
+
+
+def _shown(store: Store, rid: str = SEED_ID) -> list[tuple[str, float]]:
+    """Workarounds as shown: (action, rate) best first."""
+    return [(w.action, round(w.success_rate, 4)) for w in Errfix(store).view(rid).workarounds]
+
+
+def _export(store: Store) -> dict[str, dict[str, Any]]:
+    # through JSON, as a file would carry them
+    return {row["id"]: json.loads(json.dumps(row)) for row in Errfix(store).export_records()}
+
+
+def _records(rows: dict[str, dict[str, Any]]) -> list[Record]:
+    return [Record.model_validate(r) for r in rows.values()]
+
+
+def test_export_folds_the_votes_into_rates_evidence_and_last_confirmed(seeded: Store) -> None:
+    k_clip, k_lr, k_norm = _vote_on_nan(seeded)
+    learning.learn_alias(seeded, SEED_ID, "TrainingAbortError: objective went non-finite", "U1")
+    raw = seed_json()
+    row = _export(seeded)[SEED_ID]
+    e = raw["evidence_count"]
+    by_action = {w["action"]: w for w in row["workarounds"]}
+    clip, lr, norm = (w["action"] for w in raw["workarounds"])
+    assert by_action[clip]["success_rate"] == round(rank.posterior(0.85, e, 2, 0).mean, 4)
+    assert by_action[lr]["success_rate"] == 0.8  # no votes: as it was
+    assert by_action[norm]["success_rate"] == round(rank.posterior(0.9, e, 0, 3).mean, 4)
+    assert row["fix_success_rate"] == round(rank.record_fix_rate(raw["fix_success_rate"], e, 2, 3), 4)
+    assert row["evidence_count"] == e + 5
+    assert row["last_confirmed"] == datetime.now(UTC).strftime("%Y-%m-%d")  # the "worked" votes are today
+    assert row["aliases"] == [*raw["aliases"], "TrainingAbortError: objective went non-finite"]
+    assert [d["fail_rate"] for d in row["dead_ends"]] == [d["fail_rate"] for d in raw["dead_ends"]]
+    mark = row[FOLDED]
+    assert mark["db"] == seeded.instance_id()
+    assert mark["votes"] == {k_clip: [2, 0], k_norm: [0, 3]}
+    assert mark["aliases"] == ["TrainingAbortError: objective went non-finite"]
+    # records nobody voted on or taught anything are exported exactly as imported
+    others = [r for rid, r in _export(seeded).items() if rid != SEED_ID]
+    assert others == [r.to_json() for r in seeded.records() if r.id != SEED_ID]
+    assert all(FOLDED not in r for r in others)
+
+
+def test_last_confirmed_only_moves_forward(seeded: Store) -> None:
+    raw = seed_json()
+    raw["last_confirmed"] = "2999-01-01"
+    seeded.import_records([Record.model_validate(raw)])
+    _vote_on_nan(seeded)
+    assert _export(seeded)[SEED_ID]["last_confirmed"] == "2999-01-01"
+
+
+def test_an_export_imported_into_a_new_database_gives_the_same_rates_and_order(seeded: Store, tmp_path: Path) -> None:
+    _vote_on_nan(seeded)
+    shown = _shown(seeded)
+    fresh = Store(tmp_path / "new.db")
+    fresh.import_records(_records(_export(seeded)))
+    assert _shown(fresh) == shown
+    assert fresh.tallies(SEED_ID) == {}  # the votes are in the rates, not in this database
+    assert fresh.get(SEED_ID).model_extra[FOLDED]["db"] == seeded.instance_id()  # kept for the way back
+    fresh.close()
+
+
+def test_reimporting_an_export_into_the_same_database_counts_no_vote_twice(seeded: Store, tmp_path: Path) -> None:
+    keys = _vote_on_nan(seeded)
+    original = seeded.get(SEED_ID).to_json()
+    shown = _shown(seeded)
+    twin = Store(copy_db(seeded.path, tmp_path / "twin.db"))  # the same database, never re-imported
+
+    summary = seeded.import_records(_records(_export(seeded)))
+    assert SEED_ID in summary.unchanged  # the export's rates, minus our votes, are the record as it was
+    assert seeded.get(SEED_ID).to_json() == original
+    assert _shown(seeded) == shown
+
+    # and the votes still work exactly as before: a change, a withdrawal, a new vote
+    for store in (seeded, twin):
+        store.vote("C1:U1", SEED_ID, keys[2], "U1", 1)
+        store.vote("C1:U2", SEED_ID, keys[2], "U2", None)
+        store.vote("C1:U9", SEED_ID, keys[1], "U9", 1)
+    assert _shown(seeded) == _shown(twin) != shown
+    twin.close()
+
+    # exporting again after the round trip gives the same file as exporting the twin would
+    again = _export(seeded)[SEED_ID]
+    assert again[FOLDED]["votes"] == {keys[0]: [2, 0], keys[1]: [1, 0], keys[2]: [1, 1]}
+
+
+def test_reimporting_an_updated_upstream_record_keeps_the_teams_votes(seeded: Store) -> None:
+    k_clip, _, k_norm = _vote_on_nan(seeded)
+    upstream = seed_json()
+    upstream["root_cause"] = "updated upstream"
+    upstream["workarounds"][2]["success_rate"] = 0.95  # upstream is surer of the 0.9 fix now
+    upstream["workarounds"].reverse()
+    assert seeded.import_records([Record.model_validate(upstream)]).changed == [SEED_ID]
+    assert seeded.tallies(SEED_ID) == {k_clip: Tally(2, 0), k_norm: Tally(0, 3)}
+    rates = dict(_shown(seeded))
+    e = upstream["evidence_count"]
+    assert rates[upstream["workarounds"][0]["action"]] == round(rank.posterior(0.95, e, 0, 3).mean, 4)
+    assert rates[upstream["workarounds"][2]["action"]] == round(rank.posterior(0.85, e, 2, 0).mean, 4)
+
+
+def test_a_record_that_went_through_another_database_keeps_its_votes_and_drops_only_ours(
+    seeded: Store, tmp_path: Path
+) -> None:
+    k_clip, k_lr, k_norm = _vote_on_nan(seeded)  # team A
+    team_b = Store(tmp_path / "b.db")
+    team_b.import_records(_records(_export(seeded)))
+    team_b.vote("B:1", SEED_ID, k_lr, "B1", 1)  # team B's own evidence
+    team_b.vote("B:2", SEED_ID, k_lr, "B2", 1)
+    from_b = _export(team_b)
+    team_b.close()
+    assert from_b[SEED_ID][FOLDED]["before"][FOLDED]["db"] == seeded.instance_id()  # the marks chain
+
+    seeded.import_records(_records(from_b))
+    back = seeded.get(SEED_ID).to_json()
+    raw = seed_json()
+    e = raw["evidence_count"]
+    # team B's two votes are in the rates, team A's five are not (they are still in A's votes table)
+    assert back["evidence_count"] == e + 2
+    rates = {w["action"]: w["success_rate"] for w in back["workarounds"]}
+    assert rates == {
+        raw["workarounds"][0]["action"]: 0.85,
+        raw["workarounds"][1]["action"]: round(rank.posterior(0.8, e, 2, 0).mean, 4),
+        raw["workarounds"][2]["action"]: 0.9,
+    }
+    assert back[FOLDED]["db"] != seeded.instance_id() and FOLDED not in back[FOLDED]["before"]
+    assert seeded.tallies(SEED_ID) == {k_clip: Tally(2, 0), k_norm: Tally(0, 3)}
+
+
+@pytest.mark.parametrize("mark", ["yes", {"db": None}, {"db": "x", "before": []}, []])
+def test_a_mark_that_is_not_ours_or_not_well_formed_is_kept_as_given(seeded: Store, mark: Any) -> None:
+    raw = seed_json()
+    raw[FOLDED] = mark
+    seeded.import_records([Record.model_validate(raw)])
+    assert seeded.get(SEED_ID).to_json() == Record.model_validate(raw).to_json()
+
+
+def test_a_mark_of_ours_with_nonsense_in_it_imports_the_record_as_given(seeded: Store) -> None:
+    raw = seed_json()
+    raw[FOLDED] = {"db": seeded.instance_id(), "votes": {}, "aliases": [], "last_worked": None,
+                   "before": {"fix_success_rate": 7, "evidence_count": -1, "last_confirmed": None, "success_rate": {}}}
+    seeded.import_records([Record.model_validate(raw)])
+    assert seeded.get(SEED_ID).to_json() == Record.model_validate(raw).to_json()
+
+
+def test_the_instance_id_is_kept_and_shared_by_copies(seeded: Store, tmp_path: Path) -> None:
+    first = seeded.instance_id()
+    assert len(first) == 32 and seeded.instance_id() == first
+    again = Store(seeded.path)
+    assert again.instance_id() == first
+    again.close()
+    copy = Store(copy_db(seeded.path, tmp_path / "copy.db"))
+    assert copy.instance_id() == first
+    copy.close()
+    other = Store(tmp_path / "other.db")
+    assert other.instance_id() != first
+    other.close()

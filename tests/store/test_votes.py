@@ -1,0 +1,172 @@
+"""Trustworthy counts at the store: one vote per user per reply and workaround, changes move it,
+withdrawing removes it, restarts keep it, and concurrent writers on separate connections add up.
+
+(Bots' votes never reach the store: the Slack layer drops them, see tests/slack/test_feedback_e2e.py.)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.core.records import Record
+from bot.core.views import MatchView, Tally, rank_workarounds, workaround_key
+from bot.store import learning
+from bot.store.store import Store
+from tests.conftest import full
+
+RID = "t/votes"
+
+
+def _setup(path: Path) -> list[str]:
+    """A store at `path` with one record; its workaround keys."""
+    rec = Record.model_validate(full(RID))
+    store = Store(path)
+    store.import_records([rec])
+    store.close()
+    return [workaround_key(w.action) for w in rec.workarounds]
+
+
+def _tallies(path: Path) -> dict[str, Tally]:
+    store = Store(path)
+    try:
+        return store.tallies(RID)
+    finally:
+        store.close()
+
+
+def _in_threads(path: Path, n: int, work: Callable[[Store, int], None]) -> None:
+    """Run `work(store, i)` for i < n, each on its own thread with its own connection, all at once."""
+    start = threading.Barrier(n)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        store = Store(path)
+        try:
+            start.wait()
+            work(store, i)
+        except BaseException as e:  # collected: an exception on a thread would not fail the test
+            errors.append(e)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_one_vote_per_user_per_reply_and_workaround(tmp_path: Path) -> None:
+    k0, k1, _ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    store.vote("reply-1", RID, k0, "U1", 1)
+    store.vote("reply-1", RID, k0, "U1", 1)  # the same vote again: still one
+    store.vote("reply-1", RID, k1, "U1", -1)  # another workaround: a vote of its own
+    store.vote("reply-2", RID, k0, "U1", 1)  # another reply (another paste): a vote of its own
+    assert store.tallies(RID) == {k0: Tally(2, 0), k1: Tally(0, 1)}
+    assert store.stats()["votes_up"] == 2
+    store.close()
+
+
+def test_a_change_moves_the_vote_and_a_withdrawal_removes_it(tmp_path: Path) -> None:
+    k0, *_ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    assert store.vote("r", RID, k0, "U1", 1) is None
+    assert store.vote("r", RID, k0, "U1", -1) == 1
+    assert store.tallies(RID) == {k0: Tally(0, 1)}
+    assert store.vote("r", RID, k0, "U1", None) == -1
+    assert store.tallies(RID) == {}
+    assert store.vote("r", RID, k0, "U1", None) is None  # withdrawing nothing is harmless
+    assert list(store.votes()) == []
+    store.close()
+
+
+def test_a_click_sets_the_other_button_changes_the_same_button_withdraws(tmp_path: Path) -> None:
+    k0, *_ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    assert learning.click_vote(store, "r", RID, k0, "U1", 1) == 1
+    assert learning.click_vote(store, "r", RID, k0, "U1", -1) == -1
+    assert store.tallies(RID) == {k0: Tally(0, 1)}
+    assert learning.click_vote(store, "r", RID, k0, "U1", -1) is None
+    assert store.tallies(RID) == {}
+    store.close()
+
+
+def test_a_reaction_votes_on_the_top_workaround_and_its_removal_withdraws(tmp_path: Path) -> None:
+    _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    rec = store.get(RID)
+    view = MatchView(rec, 1.0, rank_workarounds(rec, {}))
+    top = view.workarounds[0].wkey
+    assert learning.reaction_vote(store, "r", view, "U1", 1, added=True)
+    assert not learning.reaction_vote(store, "r", view, "U1", 1, added=True)  # the same reaction twice
+    assert store.tallies(RID) == {top: Tally(1, 0)}
+    assert not learning.reaction_vote(store, "r", view, "U1", -1, added=False)  # she holds no -1
+    assert learning.reaction_vote(store, "r", view, "U1", 1, added=False)
+    assert store.tallies(RID) == {}
+    store.close()
+
+
+def test_votes_survive_a_restart(tmp_path: Path) -> None:
+    k0, k1, _ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    store.vote("r", RID, k0, "U1", 1)
+    store.vote("r", RID, k1, "U2", -1)
+    store.vote("r", RID, k1, "U3", 1)
+    store.vote("r", RID, k1, "U3", None)
+    before = list(store.votes())
+    store.close()  # the process ends
+    again = Store(tmp_path / "db")
+    assert list(again.votes()) == before
+    assert again.tallies(RID) == {k0: Tally(1, 0), k1: Tally(0, 1)}
+    again.close()
+
+
+def test_votes_on_an_unknown_workaround_or_with_a_bad_value_change_nothing(tmp_path: Path) -> None:
+    k0, *_ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    store.vote("r", RID, k0, "U1", 1)
+    with pytest.raises(Exception, match="no workaround"):
+        store.vote("r", RID, "0000000000000000", "U1", 1)
+    with pytest.raises(ValueError):
+        store.vote("r", RID, k0, "U1", 0)
+    assert store.tallies(RID) == {k0: Tally(1, 0)}
+    assert not store.db.conn.in_transaction  # a failed vote leaves no transaction open
+    store.close()
+
+
+def test_many_concurrent_votes_on_one_reply_through_separate_connections_are_exact(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    k0, k1, _ = _setup(path)
+    n = 40
+
+    def work(store: Store, i: int) -> None:
+        user = f"U{i:02d}"
+        # up, down, up, ...: each user's last word is up for even i, down for odd i
+        for step in range(5 if i % 2 == 0 else 4):
+            store.vote("C1:1.0", RID, k0, user, 1 if step % 2 == 0 else -1)
+        store.vote("C1:1.0", RID, k1, user, 1)
+        if i % 4 == 0:
+            store.vote("C1:1.0", RID, k1, user, None)  # and a quarter withdraw their second vote
+
+    _in_threads(path, n, work)
+    assert _tallies(path) == {k0: Tally(n // 2, n // 2), k1: Tally(n - n // 4, 0)}
+
+
+def test_concurrent_button_clicks_through_separate_connections_toggle_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    k0, *_ = _setup(path)
+    n = 30
+
+    def work(store: Store, i: int) -> None:
+        user = f"U{i:02d}"
+        for _ in range(3 if i < 20 else 2):  # three clicks leave the vote on, two take it off again
+            learning.click_vote(store, "C1:1.0", RID, k0, user, 1)
+
+    _in_threads(path, n, work)
+    assert _tallies(path) == {k0: Tally(20, 0)}
