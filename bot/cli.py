@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot import lint_cli
+from bot import learn_cli, lint_cli
 from bot.core import render
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.ops import cli as ops_cli
@@ -217,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     lint_cli.register(add)
+    learn_cli.register(add)
     slack_cli.register(add)
     ops_cli.register(add)
     return parser
