@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from bot import learn_cli, lint_cli
 from bot.core import render
+from bot.demo import cli as demo_cli
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.ops import cli as ops_cli
 from bot.service import Errfix
@@ -220,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     learn_cli.register(add)
     slack_cli.register(add)
     ops_cli.register(add)
+    demo_cli.register(add)
     return parser
 
 
