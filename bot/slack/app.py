@@ -4,12 +4,13 @@
     app = build_app(settings, errfix)
     web_app(app, errfix)            # aiohttp Application: POST /slack/events, GET /healthz
     socket_handler(app, settings)   # AsyncSocketModeHandler (xapp- token)
+
+Pass one `Metrics` to `build_app` and `web_app` for GET /metrics (bot/ops/metrics.py).
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,10 +29,12 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings
-from bot.errors import StoreError
+from bot.ops.http import add_routes
+from bot.ops.metrics import Metrics
 from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
 from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
+from bot.slack.observe import MeteredWebClient, ObserveEvents
 from bot.worker import AsyncErrfix
 
 EVENTS_PATH = "/slack/events"
@@ -41,9 +44,10 @@ REFUSED_TOKEN = frozenset(
 log = logging.getLogger("errfix.slack")
 
 
-def make_client(settings: Settings) -> AsyncWebClient:
-    """A Web API client on `settings.slack_api_url` that retries 429 (Retry-After) and 5xx."""
-    return AsyncWebClient(
+def make_client(settings: Settings, metrics: Metrics | None = None) -> AsyncWebClient:
+    """A Web API client on `settings.slack_api_url` that retries 429 (Retry-After) and 5xx,
+    and counts its calls and errors in `metrics` when given."""
+    options: dict[str, Any] = dict(
         token=settings.bot_token,
         base_url=settings.slack_api_url,
         retry_handlers=[
@@ -52,19 +56,21 @@ def make_client(settings: Settings) -> AsyncWebClient:
             AsyncServerErrorRetryHandler(max_retry_count=2),
         ],
     )
+    return AsyncWebClient(**options) if metrics is None else MeteredWebClient(metrics=metrics, **options)
 
 
 def build_app(
     settings: Settings, errfix: AsyncErrfix, client: AsyncWebClient | None = None, *,
-    activity: Activity | None = None, clock: Callable[[], float] = time.monotonic,
+    activity: Activity | None = None, clock: Callable[[], float] = time.monotonic, metrics: Metrics | None = None,
 ) -> AsyncApp:  # fmt: skip
-    """The app with its middleware (noise, dedupe, rate limit) and listeners.
+    """The app with its middleware (noise, dedupe, observe, rate limit) and listeners.
 
-    `activity` (optional) lets a caller wait until no listener is running; `clock` drives the
-    per-channel rate limit.
+    `activity` (optional) lets a caller wait until no listener is running (graceful shutdown);
+    `clock` drives the per-channel rate limit; `metrics` collects what GET /metrics shows.
     """
+    metrics = metrics or Metrics()
     app = AsyncApp(
-        client=client or make_client(settings),
+        client=client or make_client(settings, metrics),
         signing_secret=settings.signing_secret,
         logger=log,
         # bolt's own "ignore self events" stays on; ours drops other bots and subtypes
@@ -74,8 +80,10 @@ def build_app(
         limiter=RateLimiter(settings.max_replies_per_minute, clock), outbox=Outbox(log), users=Users(log),
         activity=activity or Activity(),
     )  # fmt: skip
+    metrics.track_in_flight(lambda: deps.activity.running)
     app.use(IgnoreNoise())
     app.use(Dedupe(errfix))
+    app.use(ObserveEvents(metrics, deps.limiter, log_pastes=settings.log_pastes))
     app.use(UnpromptedLimit(deps.limiter))
     listeners.register(app, deps)
 
@@ -89,19 +97,11 @@ def build_app(
     return app
 
 
-def web_app(app: AsyncApp, errfix: AsyncErrfix) -> web.Application:
-    """aiohttp Application: every Slack request at POST /slack/events, GET /healthz."""
+def web_app(app: AsyncApp, errfix: AsyncErrfix, *, metrics: Metrics | None = None) -> web.Application:
+    """aiohttp Application: every Slack request at POST /slack/events, GET /healthz, and
+    GET /metrics when `metrics` is given (the one passed to `build_app`)."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
-
-    async def healthz(request: web.Request) -> web.Response:
-        try:
-            ok = await errfix.ping()
-        except (sqlite3.Error, StoreError, RuntimeError) as e:
-            log.warning("errfix: health check failed: %s", e)
-            ok = False
-        return web.json_response({"ok": ok}, status=200 if ok else 503)
-
-    server.web_app.router.add_get("/healthz", healthz)
+    add_routes(server.web_app, errfix, metrics)
     return server.web_app
 
 

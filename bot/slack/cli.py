@@ -2,6 +2,9 @@
 
 Wire it into bot/cli.py's `build_parser` with `register(add)`. Settings errors raise
 `ConfigError` (an `ErrfixError`), which the CLI prints as one line with exit code 2.
+
+On SIGTERM or SIGINT errfix stops taking events (closes the socket, or stops listening), lets the
+events already taken finish for up to ERRFIX_SHUTDOWN_TIMEOUT seconds, then closes the store.
 """
 
 from __future__ import annotations
@@ -10,15 +13,22 @@ import argparse
 import asyncio
 import logging
 import signal
+import time
 from collections.abc import Callable
 
 from aiohttp import web
 
 from bot.config import Settings, load_settings
+from bot.ops import logs
+from bot.ops.http import ops_app
+from bot.ops.metrics import Metrics
+from bot.ops.resync import resyncing
+from bot.ops.service import ServeErrfix
 from bot.slack.app import build_app, check_tokens, socket_handler, web_app
-from bot.worker import AsyncErrfix
+from bot.slack.deps import Activity
 
 Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
+DEFAULT_HTTP_PORT = 3000
 log = logging.getLogger("errfix.serve")
 
 
@@ -27,46 +37,78 @@ def register(add: Add) -> None:
     p = add("serve", cmd_serve, "run the Slack bot (Socket Mode if SLACK_APP_TOKEN is set, else HTTP)")
     p.add_argument("--http", action="store_true", help="serve the Events API over HTTP even if SLACK_APP_TOKEN is set")
     p.add_argument("--host", default="0.0.0.0", help="HTTP address to listen on (default: 0.0.0.0)")
-    p.add_argument("--port", type=int, default=3000, help="HTTP port (default: 3000)")
+    p.add_argument(
+        "--port", type=int, default=None,
+        help=f"HTTP port (default: {DEFAULT_HTTP_PORT}); in Socket Mode, serve /healthz and /metrics on it",
+    )  # fmt: skip
     p.add_argument("--env-file", default=".env", help="settings file read under the environment (default: .env)")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = load_settings(env_file=args.env_file, db=args.db, http=args.http)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    errfix = AsyncErrfix(settings.db_path)
+    logs.configure(fmt=settings.log_format, secrets=settings.secrets, log_pastes=settings.log_pastes)
+    metrics = Metrics(settings.db_path)
+    errfix = ServeErrfix(settings.db_path, metrics=metrics, log_pastes=settings.log_pastes)
     try:
-        if args.http or not settings.socket_mode:
-            serve_http(settings, errfix, args.host, args.port)
-        else:
-            asyncio.run(serve_socket(settings, errfix))
+        http = args.http or not settings.socket_mode
+        port = args.port if args.port is not None or not http else DEFAULT_HTTP_PORT
+        asyncio.run(serve(settings, errfix, metrics, http=http, host=args.host, port=port))
     finally:
         errfix.close()
     return 0
 
 
-def serve_http(settings: Settings, errfix: AsyncErrfix, host: str, port: int) -> None:
-    async def make() -> web.Application:
-        app = build_app(settings, errfix)
-        await check_tokens(app, settings, socket_mode=False)
-        return web_app(app, errfix)
-
-    log.info("errfix: Events API at http://%s:%d/slack/events (db %s)", host, port, settings.db_path)
-    web.run_app(make(), host=host, port=port, print=None, access_log=None)
-
-
-async def serve_socket(settings: Settings, errfix: AsyncErrfix) -> None:
-    """Socket Mode until SIGINT or SIGTERM; the client reconnects by itself when a socket drops."""
-    app = build_app(settings, errfix)
-    await check_tokens(app, settings, socket_mode=True)
-    handler = socket_handler(app, settings)
+async def serve(
+    settings: Settings, errfix: ServeErrfix, metrics: Metrics, *, http: bool, host: str, port: int | None
+) -> None:
+    """Serve until SIGINT or SIGTERM, then drain (see the module docstring)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await handler.connect_async()
-    log.info("errfix: Socket Mode connected (db %s)", settings.db_path)
+
+    activity = Activity()
+    app = build_app(settings, errfix, activity=activity, metrics=metrics)
+    await check_tokens(app, settings, socket_mode=not http)
+    application = web_app(app, errfix, metrics=metrics) if http else ops_app(errfix, metrics)
+    runner = web.AppRunner(application, access_log=None, shutdown_timeout=settings.shutdown_timeout)
+    await runner.setup()
+    handler = None if http else socket_handler(app, settings)
     try:
-        await stop.wait()
+        if port is not None:
+            await web.TCPSite(runner, host, port).start()
+        if handler is not None:
+            await handler.connect_async()
+        _log_started(settings, http=http, host=host, port=port)
+        async with resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics):
+            await stop.wait()
+        log.info("stopping: no new events; letting the ones in flight finish")
     finally:
-        await handler.close_async()
+        started = time.monotonic()
+        if handler is not None:
+            await handler.close_async()
+        await runner.cleanup()  # stops listening, then waits for requests being answered
+        left = max(0.0, settings.shutdown_timeout - (time.monotonic() - started))
+        await drain(activity, left)
+
+
+async def drain(activity: Activity, timeout: float) -> bool:
+    """Wait up to `timeout` seconds for running listeners; False (and a warning) if some are left."""
+    await asyncio.sleep(0)  # listeners scheduled by the last requests start and count themselves
+    try:
+        await asyncio.wait_for(activity.idle(), timeout)
+    except TimeoutError:
+        log.warning("stopped with %d event(s) still being handled after %.0fs", activity.running, timeout)
+        return False
+    return True
+
+
+def _log_started(settings: Settings, *, http: bool, host: str, port: int | None) -> None:
+    where = f"http://{host}:{port}" if port is not None else ""
+    if http:
+        log.info("Events API at %s/slack/events, /healthz, /metrics (db %s)", where, settings.db_path)
+    else:
+        extra = f"; /healthz and /metrics at {where}" if where else ""
+        log.info("Socket Mode connected (db %s)%s", settings.db_path, extra)
+    if settings.sync_url:
+        log.info("re-syncing records every %ds", settings.sync_interval)
