@@ -41,8 +41,9 @@ async def log_paste(deps: Deps, channel: str, ts: str, diagnosis: Diagnosis, rep
     if not (diagnosis.is_error or diagnosis.matches):
         return
     lines = diagnosis.extracted.lines
-    top = diagnosis.matches[0] if diagnosis.matches else None
-    line = lines[0].raw if lines else (top.record.signature if top else "")
+    # only a match errfix is sure of counts as recognised; the rest are candidates for new records
+    top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
+    line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
     await deps.errfix.log_paste(
         channel=channel, ts=ts, line=line, record_id=top.id if top else None,
         score=top.score if top else None, replied=replied,
