@@ -134,7 +134,8 @@ class Record(_Part):
 
     def unknown_fields(self) -> list[str]:
         """Dotted paths of fields not in the format (kept, but worth a warning)."""
-        found = [str(k) for k in (self.model_extra or {})]
+        # errfix_* fields are errfix's own (e.g. the export's vote mark), not unknown
+        found = [str(k) for k in (self.model_extra or {}) if not str(k).startswith("errfix_")]
         graph = self.transition_graph
         found += [f"transition_graph.{k}" for k in (graph.model_extra or {})]
         for kind in ("leads_to", "preceded_by", "frequently_confused_with"):
