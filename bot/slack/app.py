@@ -44,12 +44,19 @@ REFUSED_TOKEN = frozenset(
 log = logging.getLogger("errfix.slack")
 
 
-def make_client(settings: Settings, metrics: Metrics | None = None) -> AsyncWebClient:
+def make_client(
+    settings: Settings, metrics: Metrics | None = None, session: aiohttp.ClientSession | None = None
+) -> AsyncWebClient:
     """A Web API client on `settings.slack_api_url` that retries 429 (Retry-After) and 5xx,
-    and counts its calls and errors in `metrics` when given."""
+    and counts its calls and errors in `metrics` when given.
+
+    With `session` every call (bolt's per-request clients share it) reuses its connections;
+    without one, slack-sdk opens a new session, and connection, per call.
+    """
     options: dict[str, Any] = dict(
         token=settings.bot_token,
         base_url=settings.slack_api_url,
+        session=session,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),

@@ -16,7 +16,9 @@ import signal
 import time
 from collections.abc import Callable
 
+import aiohttp
 from aiohttp import web
+from slack_bolt.async_app import AsyncApp
 
 from bot.config import Settings, load_settings
 from bot.ops import logs
@@ -24,7 +26,7 @@ from bot.ops.http import ops_app
 from bot.ops.metrics import Metrics
 from bot.ops.resync import resyncing
 from bot.ops.service import ServeErrfix
-from bot.slack.app import build_app, check_tokens, socket_handler, web_app
+from bot.slack.app import build_app, check_tokens, make_client, socket_handler, web_app
 from bot.slack.deps import Activity
 
 Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
@@ -68,8 +70,20 @@ async def serve(
         loop.add_signal_handler(sig, stop.set)
 
     activity = Activity()
-    app = build_app(settings, errfix, activity=activity, metrics=metrics)
-    await check_tokens(app, settings, socket_mode=not http)
+    slack_session = aiohttp.ClientSession()  # kept-alive connections to Slack for every Web API call
+    app = build_app(settings, errfix, make_client(settings, metrics, slack_session), activity=activity,
+                    metrics=metrics)  # fmt: skip
+    try:
+        await check_tokens(app, settings, socket_mode=not http)
+        await _serve_app(app, settings, errfix, metrics, activity, stop, http=http, host=host, port=port)
+    finally:
+        await slack_session.close()
+
+
+async def _serve_app(
+    app: AsyncApp, settings: Settings, errfix: ServeErrfix, metrics: Metrics, activity: Activity,
+    stop: asyncio.Event, *, http: bool, host: str, port: int | None,
+) -> None:  # fmt: skip
     application = web_app(app, errfix, metrics=metrics) if http else ops_app(errfix, metrics)
     runner = web.AppRunner(application, access_log=None, shutdown_timeout=settings.shutdown_timeout)
     await runner.setup()
