@@ -54,22 +54,26 @@ class RunningDemo:
 
 
 def _read_banner(proc: subprocess.Popen[str], log: Path) -> list[str]:
-    """The lines `errfix demo` prints when it is up (waiting at most START_TIMEOUT)."""
-    lines: queue.Queue[str] = queue.Queue()
+    """The lines `errfix demo` prints when it is up (waiting at most START_TIMEOUT; at once if it exits)."""
+    lines: queue.Queue[str | None] = queue.Queue()
     assert proc.stdout is not None
     stdout = proc.stdout
 
     def pump() -> None:
         for line in stdout:
             lines.put(line)
+        lines.put(None)  # the demo closed its output: it has exited
 
     threading.Thread(target=pump, daemon=True).start()
     banner: list[str] = []
     while len(banner) < 4:
         try:
-            banner.append(lines.get(timeout=START_TIMEOUT))
+            line = lines.get(timeout=START_TIMEOUT)
         except queue.Empty:
             pytest.fail(f"errfix demo printed no URL within {START_TIMEOUT}s:\n{log.read_text()}")
+        if line is None:
+            pytest.fail(f"errfix demo exited (code {proc.wait(timeout=10)}) before it was up:\n{log.read_text()}")
+        banner.append(line)
     return banner
 
 
