@@ -33,7 +33,7 @@ REQUIRED_SCOPES = (
 REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"})
 MIN_FREE_BYTES = 200 * 1024 * 1024
 BIG_WAL_BYTES = 256 * 1024 * 1024
-REINSTALL = "add them under OAuth & Permissions → Bot Token Scopes (or re-create the app from " \
+REINSTALL = "add them under OAuth & Permissions, Bot Token Scopes (or re-create the app from " \
             "deploy/slack-manifest.yml), reinstall the app, and copy the new xoxb- token"  # fmt: skip
 
 
