@@ -29,7 +29,7 @@ from bot.core.records import Record
 from bot.core.regexes import RegexSet
 from bot.core.rejections import rejection_penalty
 
-SHADOW_MIN_SPECIFICITY = 0.5
+SHADOW_MIN_SPECIFICITY = 0.3  # matches at most two other signatures
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
@@ -201,18 +201,18 @@ FEATURES = ("rx_line", "rx_text", "span", "spec", "fuzzy2", "cover", "domain", "
 class Weights:
     """Logistic weights over FEATURES; fitted by bench/fit_weights.py on labelled pastes."""
 
-    bias: float = -1.742
-    rx_line: float = 0.691
-    rx_text: float = 0.563
-    span: float = 0.948
-    spec: float = 0.771
-    fuzzy2: float = 1.013
+    bias: float = -1.718
+    rx_line: float = 0.693
+    rx_text: float = 0.558
+    span: float = 0.947
+    spec: float = 0.760
+    fuzzy2: float = 0.988
     cover: float = 1.843
-    domain: float = 0.665
-    env: float = 0.084
-    strong_fuzzy: float = 0.154
-    miss: float = -0.775
-    lcover: float = 1.081
+    domain: float = 0.651
+    env: float = 0.079
+    strong_fuzzy: float = 0.135
+    miss: float = -0.766
+    lcover: float = 1.064
 
     def logit(self, parts: dict[str, float]) -> float:
         return self.bias + sum(getattr(self, f) * parts[f] for f in FEATURES) + parts.get("prior", 0.0)
@@ -229,16 +229,16 @@ class Calibration:
     Fitted by bench/fit_weights.py on the first candidate of each labelled paste.
     """
 
-    bias: float = -0.598
-    z: float = 0.452
-    margin: float = 0.019
-    lcover: float = -0.182
-    miss: float = -0.060
-    rx_line: float = 0.062
-    spec: float = 0.879
-    close: float = -0.170
-    fuzzy2: float = 0.336
-    strong: float = 0.025
+    bias: float = -0.601
+    z: float = 0.743
+    margin: float = 0.005
+    lcover: float = -0.422
+    miss: float = 0.197
+    rx_line: float = -0.347
+    spec: float = 0.531
+    close: float = -0.250
+    fuzzy2: float = 0.039
+    strong: float = 0.136
 
     def logit(self, feats: dict[str, float]) -> float:
         return self.bias + sum(getattr(self, f) * feats[f] for f in CALIBRATION_FEATURES)
@@ -313,20 +313,21 @@ class Matcher:
         self._text_tokens = [[frozenset(tokens(t)) for t in e.texts] for e in self.entries]
         self.shadows = self._shadows(records, seeds)
 
-    def _shadows(self, records: Sequence[Record], seeds: frozenset[str]) -> dict[int, set[int]]:
-        """Bundled seed → the team's imported records for the same error: those whose signature the
-        seed's regex (written here to be precise) recognises.
+    def _shadows(self, records: Sequence[Record], seeds: frozenset[str]) -> dict[int, dict[int, bool]]:
+        """Bundled seed → the team's imported records for the same error, and whether the
+        relation is mutual (each regex recognises the other's signature) or one-way.
 
         When a team imports its own record for an error the bundled seeds also cover, the team's
         record is the answer: seeds are the out-of-the-box fallback, not a competitor.
         """
-        shadows: dict[int, set[int]] = {}
+        pairs = {(i, j) for i, j, _ in self._cross_hits}
+        shadows: dict[int, dict[int, bool]] = {}
         for i, j, span in self._cross_hits:  # regex i matches signature j
             if records[i].id in seeds and records[j].id not in seeds:
-                shadows.setdefault(i, set()).add(j)
-            elif records[j].id in seeds and records[i].id not in seeds and 2 * span >= len(records[j].signature):
-                # a team regex that recognises most of the seed's wording describes the same error
-                shadows.setdefault(j, set()).add(i)
+                shadows.setdefault(i, {})[j] = (j, i) in pairs
+            elif records[j].id in seeds and records[i].id not in seeds and 3 * span >= len(records[j].signature):
+                # a team regex that recognises much of the seed's wording describes the same error
+                shadows.setdefault(j, {})[i] = (j, i) in pairs
         return shadows
 
     def _vagueness(self, records: Sequence[Record]) -> list[int]:
@@ -384,11 +385,13 @@ class Matcher:
                 return k
         return None
 
-    def _may_shadow(self, seed: Candidate, team: Candidate) -> bool:
-        """A team record for the same error takes a bundled seed's place unless its own regex is
-        vague (it also matches other records' signatures): the team's knowledge comes first, but
-        a catch-all record must not displace a precise one."""
-        return self.entries[self.by_id[team.id]].specificity >= SHADOW_MIN_SPECIFICITY
+    def _may_shadow(self, team: Candidate, mutual: bool) -> bool:
+        """A team record for the same error takes a bundled seed's place unless its regex is vague
+        (it also matches several other records' signatures). A one-way relation needs more: the
+        team record must recognise this paste itself."""
+        if self.entries[self.by_id[team.id]].specificity < SHADOW_MIN_SPECIFICITY:
+            return False
+        return mutual or bool(team.parts["rx_line"] or team.parts["rx_text"])
 
     def _prefer_imported(self, ranked: list[Candidate]) -> list[Candidate]:
         """Move a team record above a seed it shadows, giving it the seed's place and logit."""
@@ -400,7 +403,8 @@ class Matcher:
             if not shadows:
                 continue
             for j in range(k + 1, len(out)):
-                if self.by_id[out[j].id] in shadows and self._may_shadow(out[k], out[j]):
+                mutual = shadows.get(self.by_id[out[j].id])
+                if mutual is not None and self._may_shadow(out[j], mutual):
                     seed, team = out[k], out.pop(j)
                     team.parts.update(z=seed.parts["z"], shadows=1.0)
                     out.insert(k, team)

@@ -146,6 +146,7 @@ CHAT = [
     "is anyone else's build slow today or is it just me?",
     "lunch at 12? the usual place is closed",
     "can someone review my PR? it adds docs for the new setup",
+    "can someone review my PR? it adds docs for the docker setup",  # one weak candidate: no margin to lean on
     "I'll upgrade pytorch tomorrow and report back",
     "did anyone find the notes from yesterday's meeting? not found them anywhere",
 ]
@@ -163,7 +164,6 @@ def corpus_matcher(corpus_path: Path) -> Matcher:
 
 CORPUS_CHAT = [
     *CHAT,
-    "can someone review my PR? it adds docs for the docker setup",
     "the quick brown fox jumps over the lazy dog",
     "my manager denied permission for the offsite, so no trip this year",
     "I think the error was a timeout but I'm not sure, will check tomorrow",
@@ -300,22 +300,25 @@ def test_a_seed_is_not_shadowed_by_a_record_for_another_error() -> None:
     assert ids(top(m, OOM_PASTE))[0] == SEED.id
 
 
-def test_the_teams_own_record_for_the_same_error_takes_the_seeds_place() -> None:
+def test_a_team_record_that_does_not_recognise_the_paste_leaves_the_seed_first() -> None:
     runbook = rec(
         "team/oom-runbook",
         "CUDA out of memory on the shared box: see the runbook",
-        r"see the runbook",  # specific: it matches no other record's signature
+        r"see the runbook",  # specific, but it does not match the paste
         domain="ops",
     )
     m = Matcher([SEED, runbook], seeds=frozenset({SEED.id}))
-    assert m.shadows == {0: {1}}
-    assert ids(top(m, OOM_PASTE))[0] == runbook.id
+    assert m.shadows == {0: {1: False}}  # the seed's regex recognises it: one-way
+    assert ids(top(m, OOM_PASTE))[0] == SEED.id
 
 
 def test_a_vague_team_record_does_not_displace_a_seed() -> None:
     catch_all = rec("team/gpu-trouble", "CUDA out of memory or other GPU trouble", r"CUDA|GPU|memory", domain="ops")
-    other = rec("team/gpu-memory-dashboard", "GPU memory dashboard shows red", r"dashboard shows red", domain="ops")
-    m = Matcher([SEED, catch_all, other], seeds=frozenset({SEED.id}))
+    others = [
+        rec("team/gpu-memory-dashboard", "GPU memory dashboard shows red", r"dashboard shows red", domain="ops"),
+        rec("team/gpu-fan", "GPU fan stuck at 100%", r"fan stuck", domain="ops"),
+    ]
+    m = Matcher([SEED, catch_all, *others], seeds=frozenset({SEED.id}))
     assert 1 in m.shadows[0]  # the same error by the seed's regex...
     assert ids(top(m, OOM_PASTE))[0] == SEED.id  # ...but its regex also matches other signatures
 
@@ -343,8 +346,35 @@ def test_scores_are_probabilities_best_first(matcher: Matcher, paste: str) -> No
     assert len(set(ids(cands))) == len(cands)
 
 
+CORPUS_PASTES = [
+    *PASTES[:6],
+    "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    loss.backward()\n"
+    "RuntimeError: Trying to backward through the graph a second time",
+    "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
+    "error[E0382]: borrow of moved value: `v`",
+    "panic: runtime error: index out of range [3] with length 3",
+    "ERROR: failed to solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully",
+    "java.lang.OutOfMemoryError: Java heap space",
+    "fatal: refusing to merge unrelated histories",
+    "my build is failing since yesterday, any idea?",
+]
+
+
+@pytest.mark.parametrize("paste", CORPUS_PASTES)
+def test_scores_never_rise_down_the_ranking_on_the_corpus(corpus_matcher: Matcher, paste: str) -> None:
+    cands = top(corpus_matcher, paste, limit=10)
+    scores = [c.score for c in cands]
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_limit_is_respected(matcher: Matcher) -> None:
     assert len(top(matcher, "not found not found CUDA out of memory", limit=2)) <= 2
+
+
+def test_a_paste_with_lone_surrogates_is_matched(matcher: Matcher) -> None:
+    cands = top(matcher, "ModuleNotFoundError: No module named 'yaml' \udcff")
+    assert ids(cands)[0].startswith("python/module-not-found/")
 
 
 def test_an_empty_store_matches_nothing() -> None:
