@@ -348,12 +348,12 @@ def test_scores_are_probabilities_best_first(matcher: Matcher, paste: str) -> No
 
 CORPUS_PASTES = [
     *PASTES[:6],
-    "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    loss.backward()\n"
+    'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    loss.backward()\n'
     "RuntimeError: Trying to backward through the graph a second time",
     "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
     "error[E0382]: borrow of moved value: `v`",
     "panic: runtime error: index out of range [3] with length 3",
-    "ERROR: failed to solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete successfully",
+    'ERROR: failed to solve: process "/bin/sh -c pip install -r requirements.txt" did not complete successfully',
     "java.lang.OutOfMemoryError: Java heap space",
     "fatal: refusing to merge unrelated histories",
     "my build is failing since yesterday, any idea?",
