@@ -15,7 +15,8 @@ unprompted, checked in-process first, so every event should produce one chat.pos
 
 Per step: events sent, answers received, sustained events/s (answers over the time from the first
 send to the last answer), and the time from sending the event to Slack receiving
-chat.postMessage: p50, p99, max. Steps stop at the first rate not sustained (answers < 90% of
+chat.postMessage: p50, p99, max; and the CPU time errfix itself used per event (from /proc: a
+figure that other load on the machine does not distort). Steps stop at the first rate not sustained (answers < 90% of
 the offered rate, or p99 above --max-p99). Bounded: at most --max-events events per step and
 --seconds seconds of sending per step; each step waits at most --drain seconds for answers.
 
@@ -31,6 +32,7 @@ import asyncio
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,6 +63,7 @@ class Step:
     p50_ms: float
     p99_ms: float
     max_ms: float
+    cpu_ms_per_event: float  # errfix's own CPU (user + system) over the step, per answered event
     sustained_ok: bool
 
 
@@ -94,9 +97,15 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc), robust to other load on the machine."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Load:
-    def __init__(self, slack: FakeSlackThread, url: str, pastes: list[str]) -> None:
-        self.slack, self.url, self.pastes = slack, url, pastes
+    def __init__(self, slack: FakeSlackThread, url: str, pastes: list[str], pid: int) -> None:
+        self.slack, self.url, self.pastes, self.pid = slack, url, pastes, pid
         self.n = 0
 
     def messages(self, count: int) -> list[dict[str, Any]]:
@@ -144,6 +153,7 @@ class Load:
     async def step(self, rate: float, seconds: float, max_events: int, drain: float, max_p99: float) -> Step:
         count = max(1, min(max_events, int(rate * seconds)))
         messages = self.messages(count)
+        cpu_before = cpu_seconds(self.pid)
         sent: dict[str, float] = {}
         connector = aiohttp.TCPConnector(limit=256)
         async with aiohttp.ClientSession(connector=connector) as session:
@@ -160,13 +170,14 @@ class Load:
         while len(found) < len(threads) and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
             found = self.answers(threads)
+        cpu_ms = (cpu_seconds(self.pid) - cpu_before) * 1000 / max(1, len(found))
         latencies = [(found[ts].time - sent[ts]) * 1000 for ts in found]
         span = (max(c.time for c in found.values()) - min(sent.values())) if found else float("inf")
         sustained = len(found) / span if found else 0.0
         p99 = percentile(latencies, 0.99)
         ok = len(found) == count and sustained >= 0.9 * rate and p99 <= max_p99
         return Step(rate, count, len(found), round(sustained, 1), round(percentile(latencies, 0.5), 1),
-                    round(p99, 1), round(max(latencies, default=float("nan")), 1), ok)  # fmt: skip
+                    round(p99, 1), round(max(latencies, default=float("nan")), 1), round(cpu_ms, 2), ok)  # fmt: skip
 
 
 async def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
@@ -198,7 +209,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                                  "--env-file", os.devnull], env=env, cwd=tmp, stdout=log, stderr=log)  # fmt: skip
         try:
             await wait_healthy(f"http://127.0.0.1:{port}/healthz", proc)
-            load = Load(slack, f"http://127.0.0.1:{port}/slack/events", pastes)
+            load = Load(slack, f"http://127.0.0.1:{port}/slack/events", pastes, proc.pid)
             warm = await load.step(5, 2, 10, args.drain, float("inf"))  # builds the index, fills caches
             steps: list[Step] = []
             for rate in args.rates:
@@ -215,13 +226,14 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     best = max((s for s in steps if s.sustained_ok), key=lambda s: s.sustained, default=None)
     return {"pastes": len(pastes), "warmup_answered": warm.answered, "steps": [asdict(s) for s in steps],
             "sustained_events_per_s": best.sustained if best else 0.0,
-            "p99_ms_at_sustained": best.p99_ms if best else None, "cores": os.cpu_count()}  # fmt: skip
+            "p99_ms_at_sustained": best.p99_ms if best else None, "cores": os.cpu_count(),
+            "cpu_ms_per_event": statistics.median(s.cpu_ms_per_event for s in steps) if steps else None}  # fmt: skip
 
 
 def _row(s: Step) -> str:
     mark = "ok" if s.sustained_ok else "NOT sustained"
     return (f"| {s.rate:>6g} | {s.sent:>5} | {s.answered:>5} | {s.sustained:>8.1f} | {s.p50_ms:>7.1f} | "
-            f"{s.p99_ms:>7.1f} | {s.max_ms:>7.1f} | {mark} |")  # fmt: skip
+            f"{s.p99_ms:>7.1f} | {s.max_ms:>7.1f} | {s.cpu_ms_per_event:>6.2f} | {mark} |")  # fmt: skip
 
 
 def main() -> int:
@@ -234,8 +246,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not args.json:
-        print("| events/s offered | sent | answered | sustained/s | p50 ms | p99 ms | max ms | |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---|")
+        print("| events/s offered | sent | answered | sustained/s | p50 ms | p99 ms | max ms | CPU ms/event | |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory(prefix="errfix-serve-bench-") as tmp:
         result = asyncio.run(run(args, Path(tmp)))
     if args.json:
@@ -243,7 +255,8 @@ def main() -> int:
     else:
         p99 = result["p99_ms_at_sustained"]
         print(f"\nsustained: {result['sustained_events_per_s']} events/s with p99 {p99} ms to chat.postMessage "
-              f"({result['pastes']} distinct pastes, {result['cores']} cores shared with the load and the fake)")
+              f"({result['pastes']} distinct pastes, {result['cores']} cores shared with the load and the fake); "
+              f"errfix used {result['cpu_ms_per_event']:.2f} ms of CPU per event (median over steps)")
     return 0
 
 
