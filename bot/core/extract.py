@@ -20,6 +20,7 @@ MAX_LINES = 12  # error lines handed to the matcher
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\x1b[@-Z\\-_]")
 _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone halves (JSON "\\ud800", surrogateescape): not UTF-8
 _SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|<>\s]{1,2000})(?:\|([^<>]{0,500}))?>")
 _SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^<>]{0,200}))?>")
 _FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
@@ -194,6 +195,7 @@ def clean(text: str) -> tuple[str, bool]:
     text = _ANSI.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CTRL.sub("", text)
+    text = _SURROGATE.sub("\ufffd", text)
     text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCT)
     text = _FENCE.sub("", text)
     text = _MD.sub(r"\2", text)
