@@ -117,6 +117,7 @@ _DOMAIN_WORDS = {
     "pandas": ("pandas", "pd", "dataframe"),
     "jupyter": ("jupyter", "notebook", "ipykernel"),
 }
+_WRAPPED = re.compile(r"(?<=[a-z,])[ \t]*\n[ \t]*(?=[a-z])")  # a sentence broken mid-way
 _WORD = re.compile(r"[a-z][a-z0-9]{1,30}")
 _OS_WORDS = {
     "linux": "os:linux",
@@ -433,7 +434,11 @@ class Matcher:
         w = self.weights
         line_text = ex.error_text
         line_hits = {h.index: h.span for h in self.regexes.search(line_text)} if line_text else {}
-        text_hits = {h.index: h.span for h in self.regexes.search(ex.text[-REGEX_TEXT_LIMIT:])}
+        tail = ex.text[-REGEX_TEXT_LIMIT:]
+        text_hits = {h.index: h.span for h in self.regexes.search(tail)}
+        # terminals and issue trackers hard-wrap long messages: try the paste with lines joined
+        for h in self.regexes.search(_WRAPPED.sub(" ", tail)):
+            text_hits.setdefault(h.index, h.span)
         lines = ex.lines[:6]
         q_tokens = set(t for ln in lines for t in tokens(ln.norm))
         if not q_tokens:  # no error-looking line: the words of the paste may still name one
