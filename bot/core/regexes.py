@@ -1,21 +1,39 @@
-"""Many untrusted regexes against one paste, in bounded time.
+"""Many untrusted regexes against one paste, in bounded time, at any store size.
 
 Record regexes come from files we do not control; some are catastrophic for a backtracking
-engine. We compile every pattern RE2 accepts into one `re2.Filter` (FilteredRE2: RE2's linear-time
-engine behind a literal prefilter, so only patterns whose required literals occur are run). The
-few patterns RE2 rejects (look-around, back-references) run on the `regex` module with a hard
+engine. Every pattern RE2 accepts runs on RE2 (linear time). To avoid running all of them on every
+paste, each pattern gets a set of required *atoms* (literal strings, case-folded, at least
+`MIN_ATOM` characters) such that any match must contain one of them. One Aho-Corasick pass over
+the case-folded paste finds which atoms occur; only the patterns owning one are run. Patterns with
+no usable atom (`.*`, `\\w+ \\d+`) are "unfiltered" and always run. Compiled RE2 objects of the
+filtered patterns live in a bounded LRU cache, so memory stays flat however large the store.
+
+The prefilter is conservative: it may select a pattern that then does not match, never skip one
+that does. Results (which patterns match, and the length of the leftmost match) are exactly those
+of searching each pattern on its own with RE2, case-insensitively.
+
+The few patterns RE2 rejects (look-around, back-references) run on the `regex` module with a hard
 timeout, so one of them can cost at most `FALLBACK_TIMEOUT` per paste.
 """
 
 from __future__ import annotations
 
+import re._constants as sre_c
+import re._parser as sre_parse
+import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import ahocorasick
 import re2
 import regex
 
 FALLBACK_TIMEOUT = 0.02  # seconds per fallback pattern per search
+MIN_ATOM = 3  # characters (after case folding) of the shortest literal the prefilter keys on
+MAX_ATOM = 16  # longer literals are cut to this (any piece of a required literal is required)
+CACHE_SIZE = 4096  # compiled RE2 objects kept for filtered patterns
 
 
 def _options() -> re2.Options:
@@ -32,63 +50,238 @@ class Hit:
     span: int  # length of the matched text: longer matches are more specific
 
 
-SHARD_SIZE = 1000  # patterns per re2.Filter: one Filter's literal-atom set fails to compile past ~2,500
+def fold(text: str) -> str:
+    """Case folding for the prefilter, applied alike to atoms and pastes.
+
+    Full Unicode case folding maps every character RE2 treats as case-equivalent (`K`, `k` and
+    the Kelvin sign; `s` and `ſ`; `ß` and `ẞ`) to the same string. It may change lengths
+    (`ß` -> `ss`), which is fine: only *whether* an atom occurs is used, never where.
+    """
+    return text.casefold()
 
 
-class _Shard:
-    """One FilteredRE2 over a slice of the patterns (indices are global)."""
+# ---- required atoms -----------------------------------------------------------------------------
 
-    def __init__(self, items: list[tuple[int, str]], opts: re2.Options) -> None:
-        self.filter = re2.Filter()
-        self.ids: list[int] = []
-        self.compiled: dict[int, re2._Regexp] = {}
-        for index, pattern in items:
-            self.filter.Add(pattern, opts)
-            self.ids.append(index)
-        self.filter.Compile()
+# Atom-set choice: a pattern node yields None (no literal is required) or a set of atoms one of
+# which any match contains. `cost` says how bad an atom is to key on (common, short).
 
-    def search(self, text: str) -> list[Hit]:
-        hits = []
-        for fid in self.filter.Match(text) or ():
-            regexp = self.compiled.get(fid)
-            if regexp is None:
-                regexp = self.compiled[fid] = self.filter.re(fid)
-            m = regexp.search(text)
-            hits.append(Hit(self.ids[fid], (m.end() - m.start()) if m else 0))
-        return hits
+_Cost = Any  # Callable[[str], float]
+
+
+class _NoAtoms(Exception):
+    """The pattern cannot be analysed safely: treat it as unfiltered."""
+
+
+MAX_EXACT = 16  # strings kept while expanding small alternations/classes (`[Ee]rror`, `(a|b)c`)
+
+
+def _usable(atom: str) -> bool:
+    """Long enough to be selective: MIN_ATOM characters, or 2 non-ASCII ones (`계좌`, `名刺`)."""
+    return len(atom) >= MIN_ATOM or (len(atom) == 2 and not atom.isascii())
+
+
+def _words(run: str) -> list[str]:
+    """Candidate atoms inside one required literal string: its pieces of at most MAX_ATOM chars.
+
+    Word-like pieces (a whole rare word is the most selective key); the string itself, cut,
+    when it holds no usable word.
+    """
+    out: list[str] = []
+    word: list[str] = []
+    for ch in run + " ":
+        if ch.isalnum() or ch == "_":
+            word.append(ch)
+        else:
+            piece = "".join(word)
+            if _usable(piece):
+                out.append(piece[:MAX_ATOM])
+            word = []
+    if not out and _usable(run):
+        out.append(run[:MAX_ATOM])
+    return out
+
+
+@dataclass
+class _Info:
+    """What a pattern node requires: `exact` (every string it can match, when few and known) and
+    `best` (the cheapest set of atoms one of which any of its matches contains)."""
+
+    exact: frozenset[str] | None
+    best: frozenset[str] | None
+
+
+def _exact_atoms(strings: frozenset[str], cost: _Cost) -> frozenset[str] | None:
+    """An atom set from a set of exact strings: the best piece of each (None if one has none)."""
+    out = set()
+    for s in strings:
+        pieces = _words(s)
+        if not pieces:
+            return None
+        out.add(min(pieces, key=lambda a: (cost(a), a)))
+    return frozenset(out)
+
+
+def _cheapest(options: list[frozenset[str]], cost: _Cost) -> frozenset[str] | None:
+    if not options:
+        return None
+    return min(options, key=lambda s: (sum(cost(a) for a in s), sorted(s)))
+
+
+def _seq(items: Any, cost: _Cost) -> _Info:
+    """A concatenation: adjacent exact parts multiply out; the cheapest required set wins."""
+    options: list[frozenset[str]] = []
+    cur: frozenset[str] | None = frozenset([""])
+    exact_all = True
+
+    def flush() -> None:
+        if cur is not None and cur != frozenset([""]):
+            atoms = _exact_atoms(cur, cost)
+            if atoms is not None:
+                options.append(atoms)
+
+    for op, av in items:
+        info = _node(op, av, cost)
+        if info.exact is not None and cur is not None and len(cur) * len(info.exact) <= MAX_EXACT:
+            cur = frozenset(a + b for a in cur for b in info.exact)
+            continue
+        flush()
+        # too many combinations: a new exact run starts with this part
+        cur = info.exact if info.exact is not None else frozenset([""])
+        exact_all = False
+        if info.best is not None:
+            options.append(info.best)
+    flush()
+    return _Info(cur if exact_all else None, _cheapest(options, cost))
+
+
+def _node(op: Any, av: Any, cost: _Cost) -> _Info:
+    if op is sre_c.LITERAL:
+        return _Info(frozenset([fold(chr(av))]), None)
+    if op is sre_c.AT:
+        return _Info(frozenset([""]), None)  # zero-width: its neighbours are adjacent in a match
+    if op is sre_c.IN:
+        if av and all(iop is sre_c.LITERAL for iop, _ in av) and len(av) <= 4:
+            return _Info(frozenset(fold(chr(c)) for _, c in av), None)
+        return _Info(None, None)
+    if op is sre_c.SUBPATTERN:
+        _group, add_flags, del_flags, sub = av
+        if add_flags & sre_c.SRE_FLAG_VERBOSE:
+            raise _NoAtoms
+        return _seq(sub, cost)
+    if op is sre_c.BRANCH:
+        infos = [_seq(branch, cost) for branch in av[1]]
+        exact: frozenset[str] | None = None
+        if all(i.exact is not None for i in infos):
+            union = frozenset().union(*(i.exact for i in infos if i.exact is not None))
+            exact = union if len(union) <= MAX_EXACT else None
+        atoms: set[str] = set()
+        for i in infos:
+            own = _cheapest([o for o in (i.best, _exact_atoms(i.exact, cost) if i.exact else None) if o], cost)
+            if own is None:
+                return _Info(exact, None)
+            atoms |= own
+        return _Info(exact, frozenset(atoms))
+    if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
+        lo, hi, sub = av
+        info = _seq(sub, cost)
+        if lo == hi == 1:
+            return info
+        if lo < 1:
+            return _Info(None, None)
+        options = [o for o in (info.best, _exact_atoms(info.exact, cost) if info.exact else None) if o]
+        return _Info(None, _cheapest(options, cost))
+    if op is sre_c.ATOMIC_GROUP:
+        return _seq(av, cost)
+    if op in (sre_c.ASSERT, sre_c.ASSERT_NOT, sre_c.GROUPREF, sre_c.GROUPREF_EXISTS):
+        raise _NoAtoms  # RE2 rejects these anyway; never guess
+    return _Info(None, None)  # ANY, CATEGORY, NOT_LITERAL, ...: no literal here
+
+
+def _parse(pattern: str) -> Any:
+    """Python's parse of an RE2 pattern, or _NoAtoms where the two syntaxes may disagree."""
+    if "{," in pattern or "[:" in pattern or "\\Q" in pattern:
+        raise _NoAtoms  # `{,n}` is a literal in RE2; POSIX classes and \Q..\E are RE2's own: don't guess
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. "possible nested set": the syntaxes differ there
+            return sre_parse.parse(pattern)
+    except Exception as e:  # noqa: BLE001 - any parse trouble: the pattern is unfiltered
+        raise _NoAtoms from e
+
+
+def required_atoms(pattern: str, cost: _Cost | None = None) -> frozenset[str] | None:
+    """Folded literals one of which every match of `pattern` contains; None if there are none."""
+    cost = cost or (lambda a: 1.0 / len(a))
+    try:
+        info = _seq(list(_parse(pattern)), cost)
+    except (_NoAtoms, RecursionError):
+        return None
+    atoms = info.best
+    if info.exact is not None:
+        whole = _exact_atoms(info.exact, cost)
+        atoms = _cheapest([o for o in (atoms, whole) if o], cost)
+    if atoms is not None and not all(_usable(a) for a in atoms):
+        return None
+    return atoms
+
+
+def _all_words(pattern: str) -> set[str]:
+    """Every candidate atom a pattern offers (for document frequencies)."""
+    found: set[str] = set()
+
+    def note(atom: str) -> float:
+        found.add(atom)
+        return 0.0
+
+    required_atoms(pattern, cost=note)
+    return found
+
+
+# ---- the set ------------------------------------------------------------------------------------
 
 
 class RegexSet:
-    """Patterns compiled once (per store version); `search` returns which ones match and how much."""
+    """Patterns indexed once (per store version); `search` returns which ones match and how much."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.size = len(patterns)
+        self._patterns = list(patterns)
         self._fallback: list[tuple[int, regex.Pattern[str]]] = []
         self.rejected: list[int] = []
-        opts = _options()
-        accepted: list[tuple[int, str]] = []
+        self._opts = _options()
+        self._cache: OrderedDict[int, re2._Regexp] = OrderedDict()
+        accepted: list[int] = []
         for i, pattern in enumerate(patterns):
             try:
-                re2.compile(pattern, opts)
+                re2.compile(pattern, self._opts)  # a check only: the object is not kept
             except re2.error:
                 self._add_fallback(i, pattern)
                 continue
-            accepted.append((i, pattern))
-        self._shards: list[_Shard] = []
-        for start in range(0, len(accepted), SHARD_SIZE):
-            self._build(accepted[start : start + SHARD_SIZE], opts)
+            accepted.append(i)
+        # document frequency of candidate atoms: an atom many patterns offer is a poor key
+        df: dict[str, int] = {}
+        for i in accepted:
+            for a in _all_words(patterns[i]):
+                df[a] = df.get(a, 0) + 1
 
-    def _build(self, items: list[tuple[int, str]], opts: re2.Options) -> None:
-        """A shard per slice; a slice whose atom set will not compile is halved until it does."""
-        try:
-            self._shards.append(_Shard(items, opts))
-        except re2.error:
-            if len(items) == 1:
-                self._add_fallback(*items[0])
-                return
-            half = len(items) // 2
-            self._build(items[:half], opts)
-            self._build(items[half:], opts)
+        def cost(atom: str) -> float:
+            return df.get(atom, 1) + 4.0 / len(atom)
+
+        self._automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
+        owners: dict[str, list[int]] = {}
+        self.unfiltered: list[int] = []
+        for i in accepted:
+            atoms = required_atoms(patterns[i], cost)
+            if atoms is None:
+                self.unfiltered.append(i)
+                continue
+            for a in atoms:
+                owners.setdefault(a, []).append(i)
+        for atom, ids in owners.items():
+            self._automaton.add_word(atom, tuple(ids))
+        if owners:
+            self._automaton.make_automaton()
+        self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
 
     def _add_fallback(self, index: int, pattern: str) -> None:
         try:
@@ -96,12 +289,40 @@ class RegexSet:
         except (regex.error, ValueError, OverflowError, RecursionError):
             self.rejected.append(index)
 
+    def _compiled(self, index: int) -> re2._Regexp:
+        regexp = self._cache.get(index)
+        if regexp is None:
+            regexp = self._cache[index] = re2.compile(self._patterns[index], self._opts)
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(index)
+        return regexp
+
+    def candidates(self, text: str) -> set[int]:
+        """Filtered patterns one of whose atoms occurs in `text` (a superset of those matching)."""
+        found: set[int] = set()
+        if self._automaton.kind == ahocorasick.AHOCORASICK:
+            seen: set[tuple[int, ...]] = set()
+            for _end, ids in self._automaton.iter(fold(text)):
+                if ids not in seen:
+                    seen.add(ids)
+                    found.update(ids)
+        return found
+
     def search(self, text: str) -> list[Hit]:
         """Every pattern that matches `text`, with the length of its leftmost match."""
         hits: list[Hit] = []
         if text:
-            for shard in self._shards:
-                hits += shard.search(text)
+            for index in sorted(self.candidates(text)):
+                m = self._compiled(index).search(text)
+                if m:
+                    hits.append(Hit(index, m.end() - m.start()))
+            for index, regexp in self._unfiltered:
+                m = regexp.search(text)
+                if m:
+                    hits.append(Hit(index, m.end() - m.start()))
+            hits.sort(key=lambda h: h.index)
         for index, pattern in self._fallback:
             try:
                 m = pattern.search(text, timeout=FALLBACK_TIMEOUT)
