@@ -18,6 +18,7 @@ timeout, so one of them can cost at most `FALLBACK_TIMEOUT` per paste.
 
 from __future__ import annotations
 
+import re
 import re._constants as sre_c
 import re._parser as sre_parse
 import warnings
@@ -127,29 +128,43 @@ def _cheapest(options: list[frozenset[str]], cost: _Cost) -> frozenset[str] | No
     return min(options, key=lambda s: (sum(cost(a) for a in s), sorted(s)))
 
 
+_NOTHING = frozenset([""])
+
+
 def _seq(items: Any, cost: _Cost) -> _Info:
     """A concatenation: adjacent exact parts multiply out; the cheapest required set wins."""
     options: list[frozenset[str]] = []
-    cur: frozenset[str] | None = frozenset([""])
+    cur = _NOTHING
     exact_all = True
+    lit: list[str] = []  # literal characters not yet appended to `cur` (the common case, batched)
 
     def flush() -> None:
-        if cur is not None and cur != frozenset([""]):
+        if cur != _NOTHING:
             atoms = _exact_atoms(cur, cost)
             if atoms is not None:
                 options.append(atoms)
 
     for op, av in items:
+        if op is sre_c.LITERAL:
+            lit.append(chr(av))
+            continue
+        if lit:
+            tail = fold("".join(lit))
+            cur = frozenset(a + tail for a in cur)
+            lit.clear()
         info = _node(op, av, cost)
-        if info.exact is not None and cur is not None and len(cur) * len(info.exact) <= MAX_EXACT:
+        if info.exact is not None and len(cur) * len(info.exact) <= MAX_EXACT:
             cur = frozenset(a + b for a in cur for b in info.exact)
             continue
         flush()
         # too many combinations: a new exact run starts with this part
-        cur = info.exact if info.exact is not None else frozenset([""])
+        cur = info.exact if info.exact is not None else _NOTHING
         exact_all = False
         if info.best is not None:
             options.append(info.best)
+    if lit:
+        tail = fold("".join(lit))
+        cur = frozenset(a + tail for a in cur)
     flush()
     return _Info(cur if exact_all else None, _cheapest(options, cost))
 
@@ -225,16 +240,12 @@ def required_atoms(pattern: str, cost: _Cost | None = None) -> frozenset[str] | 
     return atoms
 
 
-def _all_words(pattern: str) -> set[str]:
-    """Every candidate atom a pattern offers (for document frequencies)."""
-    found: set[str] = set()
+_WORD = re.compile(r"\w{2,}")
 
-    def note(atom: str) -> float:
-        found.add(atom)
-        return 0.0
 
-    required_atoms(pattern, cost=note)
-    return found
+def _pattern_words(pattern: str) -> set[str]:
+    """The words of a pattern's source, folded and cut as atoms are: for document frequencies."""
+    return {w[:MAX_ATOM] for w in _WORD.findall(fold(pattern))}
 
 
 # ---- the set ------------------------------------------------------------------------------------
@@ -261,7 +272,7 @@ class RegexSet:
         # document frequency of candidate atoms: an atom many patterns offer is a poor key
         df: dict[str, int] = {}
         for i in accepted:
-            for a in _all_words(patterns[i]):
+            for a in _pattern_words(patterns[i]):
                 df[a] = df.get(a, 0) + 1
 
         def cost(atom: str) -> float:

@@ -6,8 +6,14 @@ universe has left, so "the call returned" is the assertion.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+import re2
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.core import regexes
 from bot.core.regexes import FALLBACK_TIMEOUT, Hit, RegexSet
@@ -137,3 +143,159 @@ def test_hits_are_plain_values() -> None:
     (hit,) = RegexSet(["boom"]).search("it went boom")
     assert hit == Hit(0, 4)
     assert regexes.FALLBACK_TIMEOUT > 0
+
+
+# ---- the literal prefilter is exact: same hits and spans as running every pattern ----------------
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+CORPUS = SHARED / "corpus" / "deadends-records.jsonl"
+
+HAND_PASTES = [
+    'Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n'
+    "    import torch\nModuleNotFoundError: No module named 'torch'",
+    "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)",
+    "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree",
+    "error[E0382]: borrow of moved value: `v`\n --> src/main.rs:5:20",
+    "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV]",
+    'Exception in thread "main" java.lang.NullPointerException\n\tat com.x.Main.main(Main.java:3)',
+    "fatal: unable to access 'https://github.com/x/y.git/': SSL certificate problem",
+    "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrapper.afterConnect",
+    "kubectl get pods: Back-off restarting failed container; OOMKilled",
+    "undefined reference to `pthread_create'\ncollect2: error: ld returned 1 exit status",
+    "error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
+    "ERROR: Could not find a version that satisfies the requirement tensorflow==2.3 (from versions: none)",
+    "the quick brown fox jumps over the lazy dog",
+    "anyone know why my build is slow today? lunch at noon?",
+    "\x1b[31mERROR\x1b[0m Permission denied (publickey).",
+    "KELVIN \u212a and long \u017f and stra\u00dfe STRASSE and \u0130stanbul, ΣΊΣΥΦΟΣ σίσυφος",
+    "OOMKILLED 名刺交換 회식 존댓말 the pod was oomkilled; 503 Service Unavailable; HTTP 429",
+]
+
+
+def _brute(compiled: list[re2._Regexp | None], text: str) -> dict[int, int]:
+    out = {}
+    for i, c in enumerate(compiled):
+        m = c.search(text) if c is not None and text else None
+        if m:
+            out[i] = m.end() - m.start()
+    return out
+
+
+def _re2_all(patterns: list[str]) -> list[re2._Regexp | None]:
+    out: list[re2._Regexp | None] = []
+    for p in patterns:
+        try:
+            out.append(re2.compile(p, regexes._options()))
+        except re2.error:
+            out.append(None)
+    return out
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="needs ../shared/corpus")
+def test_prefilter_is_exact_on_the_whole_corpus() -> None:
+    records = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    patterns = [r["regex"] for r in records]
+    rs = RegexSet(patterns)
+    compiled = _re2_all(patterns)
+    assert len(rs.unfiltered) <= 10  # the prefilter really does filter (4 when written)
+    for text in [r["signature"] for r in records] + HAND_PASTES:
+        got = {i: s for i, s in hits(rs, text).items() if compiled[i] is not None}
+        assert got == _brute(compiled, text), text
+
+
+def test_fold_is_consistent_with_re2_case_folding() -> None:
+    """Every pair of characters RE2 matches case-insensitively folds to the same string, so an atom
+    found in the folded paste is never missed (ſ/s, K/Kelvin sign, ß/ẞ, Σ/σ/ς)."""
+    cased: set[str] = set()
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        variants = {c.lower(), c.upper(), c.casefold(), c.title()}
+        if variants != {c}:
+            cased.add(c)
+            cased.update(v for v in variants if len(v) == 1)
+    text = "".join(sorted(cased))
+    for c in sorted(cased):
+        for m in re2.compile(re2.escape(c), regexes._options()).finditer(text):
+            assert regexes.fold(m.group()) == regexes.fold(c), (c, m.group())
+    # and RE2 folds no other character into that set
+    everything = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
+    klass = re2.compile("[" + "".join(re2.escape(c) for c in sorted(cased)) + "]", regexes._options())
+    assert {m.group() for m in klass.finditer(everything)} <= cased
+
+
+@pytest.mark.parametrize(
+    ("pattern", "atoms"),
+    [
+        ("CUDA out of memory", {"memory"}),
+        ("OOMKilled|Out of memory|OOM", {"oomkilled", "memory", "oom"}),  # Python factors out the "O"
+        ("[Ee]rror: (foo|bar)baz", {"foobaz", "barbaz"}),
+        ("Stra\u00dfe", {"strasse"}),
+        ("(한국.*계좌|japan.*bank)", {"한국", "계좌", "japan", "bank"}),
+        ("x+", None),
+        (".*", None),
+        (r"\w+ \d+", None),
+        ("(foo|ab)bar", {"foobar", "abbar", "bar"}),  # small alternations multiply out
+        ("(foo)?barbaz", {"barbaz"}),
+        ("a{,3}bcd", None),  # `{,3}` is a literal in RE2, a repeat in Python: do not guess
+        ("[[:alpha:]]+Error", None),
+        (r"\Qa.b\E", None),
+        (r"\pL+ failed", None),
+    ],
+)
+def test_required_atoms(pattern: str, atoms: set[str] | None) -> None:
+    got = regexes.required_atoms(pattern)
+    if atoms is None:
+        assert got is None
+    else:
+        assert got is not None and set(got) <= atoms and got  # cheapest choice, one of the expected
+
+
+def test_the_compiled_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(regexes, "CACHE_SIZE", 8)
+    patterns = [f"failure number {variant}" for variant in ("alpha", "bravo", "charlie", "delta")] * 10
+    patterns = [f"{p} in zone{i}" for i, p in enumerate(patterns)]
+    rs = RegexSet(patterns)
+    for i in range(len(patterns)):
+        assert set(hits(rs, f"x failure number {patterns[i].split()[2]} in zone{i} y")) >= {i}
+        assert len(rs._cache) <= 8
+
+
+_ALPHABET = "abkKsS\u212a\u017f\u00df\u1e9e\u0130i\u03c3\u03c2\u03a3 .-"
+_lit = st.text(alphabet=_ALPHABET, min_size=1, max_size=6).map(regex.escape)
+
+
+@st.composite
+def _patterns(draw: st.DrawFn) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["lit", "alt", "opt", "any", "class"]))
+        if kind == "lit":
+            parts.append(draw(_lit))
+        elif kind == "alt":
+            parts.append("(" + "|".join(draw(st.lists(_lit, min_size=2, max_size=4))) + ")")
+        elif kind == "opt":
+            parts.append("(?:" + draw(_lit) + ")?")
+        elif kind == "any":
+            parts.append(draw(st.sampled_from([".*", ".", r"\s+", r"\w*", ".+?"])))
+        else:
+            parts.append("[" + regex.escape(draw(st.text(alphabet=_ALPHABET, min_size=1, max_size=3))) + "]")
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    patterns=st.lists(_patterns(), min_size=1, max_size=12),
+    texts=st.lists(st.text(alphabet=_ALPHABET + "xyz", max_size=40), min_size=1, max_size=5),
+)
+def test_prefilter_is_exact_on_generated_patterns(patterns: list[str], texts: list[str]) -> None:
+    rs = RegexSet(patterns)
+    compiled = _re2_all(patterns)
+    for text in texts:
+        assert {i: s for i, s in hits(rs, text).items() if compiled[i] is not None} == _brute(compiled, text)
+        # each generated text also contains pieces of the patterns' own literals
+        for p in patterns[:3]:
+            lit = regex.sub(r"\\(.)", r"\1", regex.sub(r"[()|?*+\[\]]|\(\?:|\\s|\\w|\.", "", p))
+            probe = text + lit.upper() + text
+            assert {i: s for i, s in hits(rs, probe).items() if compiled[i] is not None} == _brute(compiled, probe)
