@@ -34,6 +34,7 @@ import regex
 FALLBACK_TIMEOUT = 0.02  # seconds per fallback pattern per search
 MIN_ATOM = 3  # characters (after case folding) of the shortest literal the prefilter keys on
 MAX_ATOM = 16  # longer literals are cut to this (any piece of a required literal is required)
+WEAK = 1e6  # cost of keying on a literal shorter than MIN_ATOM: only where nothing better exists
 CACHE_SIZE = 4096  # compiled RE2 objects kept for filtered patterns
 
 
@@ -97,8 +98,8 @@ def _words(run: str) -> list[str]:
             if _usable(piece):
                 out.append(piece[:MAX_ATOM])
             word = []
-    if not out and _usable(run):
-        out.append(run[:MAX_ATOM])
+    if not out and run:
+        out.append(run[:MAX_ATOM])  # short: a weak key, chosen only where nothing better exists
     return out
 
 
@@ -226,7 +227,7 @@ def _parse(pattern: str) -> Any:
 
 def required_atoms(pattern: str, cost: _Cost | None = None) -> frozenset[str] | None:
     """Folded literals one of which every match of `pattern` contains; None if there are none."""
-    cost = cost or (lambda a: 1.0 / len(a))
+    cost = cost or (lambda a: 1.0 / len(a) + (0.0 if _usable(a) else WEAK))
     try:
         info = _seq(list(_parse(pattern)), cost)
     except (_NoAtoms, RecursionError):
@@ -235,8 +236,6 @@ def required_atoms(pattern: str, cost: _Cost | None = None) -> frozenset[str] | 
     if info.exact is not None:
         whole = _exact_atoms(info.exact, cost)
         atoms = _cheapest([o for o in (atoms, whole) if o], cost)
-    if atoms is not None and not all(_usable(a) for a in atoms):
-        return None
     return atoms
 
 
@@ -276,20 +275,25 @@ class RegexSet:
                 df[a] = df.get(a, 0) + 1
 
         def cost(atom: str) -> float:
-            return df.get(atom, 1) + 4.0 / len(atom)
+            return df.get(atom, 1) + 4.0 / len(atom) + (0.0 if _usable(atom) else WEAK)
 
         self._automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
         owners: dict[str, list[int]] = {}
-        self.unfiltered: list[int] = []
+        self.unfiltered: list[int] = []  # no literal at all (`.*`): run on every search
+        self.weak: list[int] = []  # keyed on a short literal (`W/`, `6.4`): selected more often
         for i in accepted:
             atoms = required_atoms(patterns[i], cost)
             if atoms is None:
                 self.unfiltered.append(i)
                 continue
+            if not all(_usable(a) for a in atoms):
+                self.weak.append(i)
             for a in atoms:
                 owners.setdefault(a, []).append(i)
+        self._owners: list[tuple[int, ...]] = []
         for atom, ids in owners.items():
-            self._automaton.add_word(atom, tuple(ids))
+            self._automaton.add_word(atom, len(self._owners))
+            self._owners.append(tuple(ids))
         if owners:
             self._automaton.make_automaton()
         self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
@@ -314,11 +318,11 @@ class RegexSet:
         """Filtered patterns one of whose atoms occurs in `text` (a superset of those matching)."""
         found: set[int] = set()
         if self._automaton.kind == ahocorasick.AHOCORASICK:
-            seen: set[tuple[int, ...]] = set()
-            for _end, ids in self._automaton.iter(fold(text)):
-                if ids not in seen:
-                    seen.add(ids)
-                    found.update(ids)
+            seen: set[int] = set()
+            for _end, k in self._automaton.iter(fold(text)):
+                if k not in seen:
+                    seen.add(k)
+                    found.update(self._owners[k])
         return found
 
     def search(self, text: str) -> list[Hit]:
