@@ -30,7 +30,8 @@ from bot.core.regexes import RegexSet
 from bot.core.rejections import rejection_penalty
 
 SHADOW_MIN_SPECIFICITY = 0.3  # matches at most two other signatures
-REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
+REGEX_TEXT_LIMIT = 100_000
+FUZZY_LINE_CHARS = 300  # the whole-paste regex pass looks at this much of the tail
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
     [
@@ -440,6 +441,8 @@ class Matcher:
         for h in self.regexes.search(_WRAPPED.sub(" ", tail)):
             text_hits.setdefault(h.index, h.span)
         lines = ex.lines[:6]
+        # fuzzy comparison cost grows with line length; an error's wording is in its first words
+        fuzzy_lines = [(ln, ln.norm[:FUZZY_LINE_CHARS]) for ln in lines]
         q_tokens = set(t for ln in lines for t in tokens(ln.norm))
         if not q_tokens:  # no error-looking line: the words of the paste may still name one
             q_tokens = set(tokens(normalize(ex.text[-4000:])))
@@ -455,11 +458,13 @@ class Matcher:
             span_q = min(1.0, span / 40.0) if (rx_line or rx_text) else 0.0
             spec = e.specificity if (rx_line or rx_text) else 0.0
             fz, strong, best_line, close = 0.0, 0.0, None, 0.0
-            for ln in lines:
-                for t in e.texts:
-                    close = max(close, fuzz.ratio(ln.norm, t) / 100.0)
-                    sc = fuzz.token_set_ratio(ln.norm, t) if len(t) < 30 else fuzz.token_sort_ratio(ln.norm, t)
-                    sc = max(sc, fuzz.partial_ratio(t, ln.norm) if len(t) <= len(ln.norm) else 0.0)
+            for ln, norm in fuzzy_lines:
+                for t in e.texts:  # score_cutoff: rapidfuzz skips work that cannot beat the best so far
+                    close = max(close, fuzz.ratio(norm, t, score_cutoff=close * 100) / 100.0)
+                    scorer = fuzz.token_set_ratio if len(t) < 30 else fuzz.token_sort_ratio
+                    sc = scorer(norm, t, score_cutoff=fz * 100)
+                    if len(t) <= len(norm):
+                        sc = max(sc, fuzz.partial_ratio(t, norm, score_cutoff=max(fz * 100, sc)))
                     if sc / 100.0 > fz:
                         fz, best_line = sc / 100.0, ln
                         strong = 1.0 if ln.weight >= 0.9 else 0.0
