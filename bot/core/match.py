@@ -30,8 +30,9 @@ from bot.core.regexes import RegexSet
 from bot.core.rejections import rejection_penalty
 
 SHADOW_MIN_SPECIFICITY = 0.3  # matches at most two other signatures
-REGEX_TEXT_LIMIT = 100_000
-FUZZY_LINE_CHARS = 300  # the whole-paste regex pass looks at this much of the tail
+REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
+FUZZY_LINE_CHARS = 300
+VAGUENESS_SAMPLE = 20_000  # signatures searched to estimate each regex's vagueness
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
     [
@@ -284,7 +285,7 @@ class Matcher:
         self.weights = weights or Weights()
         self.calibration = calibration or Calibration()
         self.regexes = RegexSet([r.regex for r in records])
-        spec_counts = self._vagueness(records)
+        spec_counts = self._vagueness(records, seeds)
         self.entries: list[Entry] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
         for i, rec in enumerate(records):
@@ -332,15 +333,47 @@ class Matcher:
                 shadows.setdefault(j, {})[i] = (j, i) in pairs
         return shadows
 
-    def _vagueness(self, records: Sequence[Record]) -> list[int]:
-        """How many *other* records' signatures each regex matches: its vagueness."""
-        counts = [0] * len(records)
+    def _vagueness(self, records: Sequence[Record], seeds: frozenset[str]) -> list[float]:
+        """How many *other* records' signatures each regex matches: its vagueness.
+
+        Exact up to VAGUENESS_SAMPLE records; above that, counted on an evenly spaced sample of
+        signatures and scaled, so building a 250,000-record index stays linear. Pairs that
+        involve a bundled seed (for `_shadows`) are always collected exactly.
+        """
+        n = len(records)
+        step = max(1, -(-n // VAGUENESS_SAMPLE))  # ceil(n / sample)
+        counts = [0.0] * n
         self._cross_hits: list[tuple[int, int, int]] = []  # (regex i, signature j, span), i != j
+        seed_idx = [i for i, r in enumerate(records) if r.id in seeds]
+        seed_pos = frozenset(seed_idx)
+        if step == 1:
+            for j in range(n):
+                for hit in self.regexes.search(records[j].signature):
+                    if hit.index != j:
+                        counts[hit.index] += 1
+                        if hit.index in seed_pos or j in seed_pos:
+                            self._cross_hits.append((hit.index, j, hit.span))
+            return counts
+        # team regex on team signatures: sampled and scaled
+        for j in range(0, n, step):
+            if j in seed_pos:
+                continue
+            for hit in self.regexes.search(records[j].signature):
+                if hit.index != j and hit.index not in seed_pos:
+                    counts[hit.index] += step
+        # seed regexes on every signature, and every regex on seed signatures: exact
+        seed_set = RegexSet([records[i].regex for i in seed_idx])
         for j, rec in enumerate(records):
-            for hit in self.regexes.search(rec.signature):
-                if hit.index != j:
+            for hit in seed_set.search(rec.signature):
+                i = seed_idx[hit.index]
+                if i != j:
+                    counts[i] += 1
+                    self._cross_hits.append((i, j, hit.span))
+        for i in seed_idx:
+            for hit in self.regexes.search(records[i].signature):
+                if hit.index != i and hit.index not in seed_pos:
                     counts[hit.index] += 1
-                    self._cross_hits.append((hit.index, j, hit.span))
+                    self._cross_hits.append((hit.index, i, hit.span))
         return counts
 
     def _idf_mass(self, toks: Iterable[str]) -> float:

@@ -411,3 +411,15 @@ def test_any_paste_gets_scores_in_unit_interval(matcher: Matcher, paste: str) ->
     cands = matcher.match(extract(paste), limit=10)
     assert all(0.0 <= c.score <= 1.0 for c in cands)
     assert len(cands) <= 10
+
+
+def test_sampled_vagueness_keeps_seed_shadows_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past VAGUENESS_SAMPLE records vagueness is estimated, but seed/team pairs stay exact."""
+    import bot.core.match as match_module
+
+    records = [SEED, TEAM] + [rec(f"team/filler-{n}", f"filler error {n}", rf"filler error {n}\b") for n in range(9)]
+    exact = Matcher(records, seeds=frozenset({SEED.id}))
+    monkeypatch.setattr(match_module, "VAGUENESS_SAMPLE", 3)
+    sampled = Matcher(records, seeds=frozenset({SEED.id}))
+    assert sampled.shadows == exact.shadows
+    assert ids(top(sampled, OOM_PASTE))[0] == ids(top(exact, OOM_PASTE))[0]
