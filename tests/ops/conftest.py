@@ -12,9 +12,6 @@ import hashlib
 import io
 import json
 import logging
-import os
-import socket
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -122,20 +119,6 @@ def log_stream() -> Iterator[io.StringIO]:
 # ---- `errfix serve` as a real process --------------------------------------------------------------
 
 
-def errfix_command() -> list[str]:
-    script = Path(sys.executable).with_name("errfix")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
-
-
-def clean_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ERRFIX_"))}
-    return {**env, **values}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def wait_until(probe: Any, what: str, timeout: float = 60) -> Any:

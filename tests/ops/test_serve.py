@@ -21,15 +21,13 @@ from bot.store.store import Store
 from tests.ops.conftest import (
     ALICE,
     Upstream,
-    clean_env,
-    errfix_command,
-    free_port,
     get_text,
     metric,
     upstream_records,
     wait_healthy,
     wait_until,
 )
+from tests.procs import clean_env, errfix_command, free_port
 from tests.slack.conftest import CHANNEL, PASTE, RECORD, SECRET, event_body, message_event, slack_escape
 
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,6 +18,7 @@ from bot.slack.app import build_app, socket_handler
 from bot.slack.deps import Activity
 from bot.slack.fake_api import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack, sign
 from bot.worker import AsyncErrfix
+from tests.procs import clean_env, errfix_command, free_port
 from tests.slack.conftest import (
     ALICE,
     CHANNEL,
@@ -127,20 +125,6 @@ def test_socket_mode_does_not_need_the_signing_secret() -> None:
 # ---- `errfix serve` as a real process ---------------------------------------------------------
 
 
-def errfix_command() -> list[str]:
-    script = Path(sys.executable).with_name("errfix")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
-
-
-def clean_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ERRFIX_"))}
-    return {**env, **values}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def wait_healthy(url: str, proc: asyncio.subprocess.Process, log: Path) -> None:
