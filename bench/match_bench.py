@@ -387,7 +387,8 @@ def main(argv: list[str] | None = None) -> int:
             cmd.append("--profile")
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         if proc.returncode != 0:
-            print(f"{size:>7,} records  FAILED\n{proc.stderr.strip()}")
+            how = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exit {proc.returncode}"
+            print(f"{size:>7,} records  FAILED ({how})\n{proc.stderr.strip()}")
             failed = True
             continue
         r = json.loads(proc.stdout.strip().splitlines()[-1])
