@@ -16,6 +16,7 @@ Environment hints (OS, `torch 2.1`, `CUDA 12`) only break near-ties between vari
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import defaultdict
@@ -382,15 +383,15 @@ class Matcher:
     def _token_candidates(self, query_tokens: set[str], limit: int) -> dict[int, float]:
         """Records sharing rare words with the error lines, by the IDF mass they share."""
         acc: dict[int, float] = defaultdict(float)
-        for tok in query_tokens:
+        for tok in sorted(query_tokens):  # sorted: float sums and ties must not depend on hash order
             ids = self.postings.get(tok)
             if not ids or len(ids) > 2000:
                 continue
             w = self.idf[tok]
             for i in ids:
                 acc[i] += w
-        best = sorted(acc.items(), key=lambda kv: -kv[1])[:limit]
-        return dict(best)
+        # the `limit` largest, ties broken by record index, so results never depend on PYTHONHASHSEED
+        return dict(heapq.nsmallest(limit, acc.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def _missing(self, i: int, present: set[str]) -> float:
         """The rarest word of the record's best wording that the paste lacks, as IDF in [0, 1].

@@ -423,3 +423,12 @@ def test_sampled_vagueness_keeps_seed_shadows_exact(monkeypatch: pytest.MonkeyPa
     sampled = Matcher(records, seeds=frozenset({SEED.id}))
     assert sampled.shadows == exact.shadows
     assert ids(top(sampled, OOM_PASTE))[0] == ids(top(exact, OOM_PASTE))[0]
+
+
+def test_token_candidate_ties_break_by_record_order_not_hash_order() -> None:
+    """Ties at the candidate cutoff used to follow set iteration order (PYTHONHASHSEED)."""
+    words = [f"zq{chr(97 + n)}word" for n in range(26)]  # one rare word per record: equal IDF
+    records = [rec(f"team/w{n:02d}", f"Failure: {w} broke", rf"{w} broke") for n, w in enumerate(words)]
+    m = Matcher(records)
+    picked = m._token_candidates(set(reversed(words)), limit=10)
+    assert sorted(picked) == list(range(10))
