@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import re
 import sys
 import tempfile
@@ -26,23 +25,12 @@ from bot.core.extract import extract  # noqa: E402
 from bot.core.match import CALIBRATION_FEATURES, FEATURES, Weights  # noqa: E402
 
 
-def samples(svc: Any, rows: list[dict[str, Any]], kind: str) -> list[tuple[str, list[tuple[list[float], int]]]]:
-    """Per paste: each candidate's ranking features and whether it is right."""
+def samples(svc: Any, rows: list[dict[str, Any]], kind: str) -> list[tuple[list[float], int]]:
+    """Every candidate of every paste: its ranking features and whether it is the right record."""
     out = []
     for row in rows:
-        ex = extract(row["text"])
-        cands = svc.matcher.match(ex, limit=40)
-        if kind == "dev":
-            ok = {row["expected"], *row.get("also_ok", [])} if row["expected"] else set()
-            sig = {c.id: c.id in ok for c in cands}
-        else:
-            pat = re.compile(row["must_match"], re.I) if row["concept"] else None
-            sig = {}
-            for c in cands:
-                rec = svc.store.get(c.id)
-                sig[c.id] = bool(pat and (pat.search(rec.signature) or pat.search(rec.id)))
-        strong = any(ln.weight >= 0.8 for ln in ex.lines)
-        out.append((svc.matcher, [([c.parts[f] for f in FEATURES], int(sig[c.id]), c.id) for c in cands], strong))
+        for c in svc.matcher.match(extract(row["text"]), limit=40):
+            out.append(([c.parts[f] for f in FEATURES], int(is_right(svc, row, kind, c.id))))
     return out
 
 
@@ -93,13 +81,12 @@ SETS = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 
 
 def main() -> int:
-    random.seed(7)
     with tempfile.TemporaryDirectory() as tmp:
         runs = []
         for kind, file, corpus in (("dev", "dev.jsonl", True), ("ml", "ml-pastes-dev.jsonl", False))[:SETS]:
             rows = [json.loads(line) for line in (SHARED / "eval" / file).open(encoding="utf-8")]
             runs.append((_service(Path(tmp), corpus), rows, kind))
-        data = [(x, y) for svc, rows, kind in runs for _, cands, _ in samples(svc, rows, kind) for x, y, _ in cands]
+        data = [sample for svc, rows, kind in runs for sample in samples(svc, rows, kind)]
         w = fit(data)
         weights = Weights(w[0], *w[1:])
         shown = [f"bias={w[0]:.3f}"] + [f"{n}={v:.3f}" for n, v in zip(FEATURES, w[1:], strict=True)]
