@@ -157,7 +157,10 @@ def record_env(rec: Record) -> frozenset[str]:
                 env.add(f"{name}:{ver}")
     for os_name in rec.os_specific:
         env.add(_OS_WORDS.get(os_name.lower(), f"os:{os_name.lower()}"))
-    return frozenset(env)
+    return frozenset(env) if env else _NO_ENV
+
+
+_NO_ENV: frozenset[str] = frozenset()  # shared: most records name no environment
 
 
 def env_agreement(record: frozenset[str], paste: frozenset[str]) -> float:
@@ -178,7 +181,7 @@ def env_agreement(record: frozenset[str], paste: frozenset[str]) -> float:
     return max(-1.0, min(1.0, score / 2))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """What the matcher keeps of a record."""
 
@@ -289,32 +292,41 @@ class Matcher:
         spec_counts = self._vagueness(records, seeds)
         self.entries: list[Entry] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
+        # One string object per distinct token, and a tuple (not a set) of them per wording: at
+        # 250,000 records per-record token sets and duplicate strings were most of the index.
+        canon: dict[str, str] = {}
+        envs: dict[frozenset[str], frozenset[str]] = {}  # a few hundred distinct ones
+        self._text_tokens: list[tuple[tuple[str, ...], ...]] = []
         for i, rec in enumerate(records):
             texts = tuple(
                 dict.fromkeys(
                     normalize(t) for t in [rec.signature, *rec.aliases, *learned_aliases.get(rec.id, [])] if t.strip()
                 )
             )
+            text_tokens = tuple(
+                tuple(canon.setdefault(t, t) for t in dict.fromkeys(tokens(text))) for text in texts
+            )
+            self._text_tokens.append(text_tokens)
             domain = rec.domain.lower()
             self.entries.append(
                 Entry(
                     rec.id,
                     rec.signature,
                     texts,
-                    record_env(rec),
+                    envs.setdefault(env := record_env(rec), env),
                     1.0 / (1.0 + spec_counts[i]),
                     _DOMAIN_WORDS.get(domain, (domain,)),
                     priors.get(rec.id, 0.0),
                 )
             )
-            for tok in set(t for text in texts for t in tokens(text)):
+            for tok in dict.fromkeys(t for toks in text_tokens for t in toks):
                 self.postings[tok].append(i)
         n = max(1, len(records))
         self.idf = {tok: math.log(1 + n / len(ids)) for tok, ids in self.postings.items()}
         self.max_idf = math.log(1 + n)
         self.by_id = {e.id: i for i, e in enumerate(self.entries)}
-        self._sig_idf = [self._idf_mass(tokens(e.texts[0])) if e.texts else 0.0 for e in self.entries]
-        self._text_tokens = [[frozenset(tokens(t)) for t in e.texts] for e in self.entries]
+        self._sig_idf = [self._idf_mass(toks[0]) if toks else 0.0 for toks in self._text_tokens]
+        del canon, envs
         self.shadows = self._shadows(records, seeds)
 
     def _shadows(self, records: Sequence[Record], seeds: frozenset[str]) -> dict[int, dict[int, bool]]:
@@ -378,7 +390,8 @@ class Matcher:
         return counts
 
     def _idf_mass(self, toks: Iterable[str]) -> float:
-        return sum(self.idf.get(t, self.max_idf) for t in set(toks))
+        # in first-seen order, so float sums never depend on hash order
+        return sum(self.idf.get(t, self.max_idf) for t in dict.fromkeys(toks))
 
     def _token_candidates(self, query_tokens: set[str], limit: int) -> dict[int, float]:
         """Records sharing rare words with the error lines, by the IDF mass they share."""
@@ -453,13 +466,13 @@ class Matcher:
         An uncovered error that merely resembles a record ("destination path … already exists"
         vs "tag … already exists") leaves its own distinctive words unexplained.
         """
-        line_toks = set(tokens(line_norm))
+        line_toks = dict.fromkeys(tokens(line_norm))
         if not line_toks:
             return 0.0
         total = self._idf_mass(line_toks)
         best = 0.0
         for toks in self._text_tokens[i]:
-            best = max(best, self._idf_mass(line_toks & toks) / total if total else 0.0)
+            best = max(best, self._idf_mass(t for t in toks if t in line_toks) / total if total else 0.0)
         return best
 
     def match(self, ex: Extracted, limit: int = 5) -> list[Candidate]:

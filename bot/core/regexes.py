@@ -22,6 +22,7 @@ import re
 import re._constants as sre_c
 import re._parser as sre_parse
 import warnings
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -64,10 +65,15 @@ def fold(text: str) -> str:
 
 # ---- required atoms -----------------------------------------------------------------------------
 
-# Atom-set choice: a pattern node yields None (no literal is required) or a set of atoms one of
-# which any match contains. `cost` says how bad an atom is to key on (common, short).
+# What a pattern requires, as a small formula over atoms: a tuple of *terms*, each a set of atoms
+# that must all occur, at least one term of which any match satisfies (`ERR.*AUTH|NOAUTH` ->
+# {err, auth} or {noauth}). None: no literal is required. Conjunctions matter: a vague pattern
+# keyed on one common word (`err`) would run on most pastes; requiring `err` AND `auth` does not.
+# `cost` says how bad an atom is to key on (common, short).
 
 _Cost = Any  # Callable[[str], float]
+_WORD = re.compile(r"\w{2,}")
+_Terms = tuple[frozenset[str], ...] | None
 
 
 class _NoAtoms(Exception):
@@ -75,6 +81,7 @@ class _NoAtoms(Exception):
 
 
 MAX_EXACT = 16  # strings kept while expanding small alternations/classes (`[Ee]rror`, `(a|b)c`)
+MAX_TERMS = 16  # terms kept when multiplying out a conjunction of alternations
 
 
 def _usable(atom: str) -> bool:
@@ -83,7 +90,7 @@ def _usable(atom: str) -> bool:
 
 
 def _words(run: str) -> list[str]:
-    """Candidate atoms inside one required literal string: its pieces of at most MAX_ATOM chars.
+    """Atoms inside one required literal string: its pieces of at most MAX_ATOM chars.
 
     Word-like pieces (a whole rare word is the most selective key); the string itself, cut,
     when it holds no usable word.
@@ -106,44 +113,60 @@ def _words(run: str) -> list[str]:
 @dataclass
 class _Info:
     """What a pattern node requires: `exact` (every string it can match, when few and known) and
-    `best` (the cheapest set of atoms one of which any of its matches contains)."""
+    `terms` (see above)."""
 
     exact: frozenset[str] | None
-    best: frozenset[str] | None
+    terms: _Terms
 
 
-def _exact_atoms(strings: frozenset[str], cost: _Cost) -> frozenset[str] | None:
-    """An atom set from a set of exact strings: the best piece of each (None if one has none)."""
-    out = set()
-    for s in strings:
+def _exact_terms(strings: frozenset[str]) -> _Terms:
+    """Terms from a set of exact strings: all the atoms of each (None if one has none)."""
+    out = []
+    for s in sorted(strings):
         pieces = _words(s)
         if not pieces:
             return None
-        out.add(min(pieces, key=lambda a: (cost(a), a)))
-    return frozenset(out)
+        phrase = s[:MAX_ATOM]
+        if len(_WORD.findall(phrase)) >= 2:  # `broken pipe`, `os error 32`: rarer than any of its words
+            pieces.append(phrase)
+        out.append(frozenset(pieces))
+    return tuple(dict.fromkeys(out))
 
 
-def _cheapest(options: list[frozenset[str]], cost: _Cost) -> frozenset[str] | None:
-    if not options:
-        return None
-    return min(options, key=lambda s: (sum(cost(a) for a in s), sorted(s)))
+def _terms_cost(terms: tuple[frozenset[str], ...], cost: _Cost) -> float:
+    """How often the terms would be checked: each is keyed on its cheapest atom."""
+    return sum(min(cost(a) for a in t) / len(t) for t in terms)
+
+
+def _and(a: _Terms, b: _Terms, cost: _Cost) -> _Terms:
+    """Both required: terms multiplied out, or the more selective side alone when too many."""
+    if a is None or b is None:
+        return b if a is None else a
+    product = tuple(dict.fromkeys(x | y for x in a for y in b))
+    if len(product) <= MAX_TERMS:
+        return product
+    return a if (_terms_cost(a, cost), len(a)) <= (_terms_cost(b, cost), len(b)) else b
+
+
+def _or(options: list[_Terms]) -> _Terms:
+    """One of the options required: their terms together (None if one requires nothing)."""
+    out: list[frozenset[str]] = []
+    for terms in options:
+        if terms is None:
+            return None
+        out.extend(terms)
+    return tuple(dict.fromkeys(out))
 
 
 _NOTHING = frozenset([""])
 
 
 def _seq(items: Any, cost: _Cost) -> _Info:
-    """A concatenation: adjacent exact parts multiply out; the cheapest required set wins."""
-    options: list[frozenset[str]] = []
+    """A concatenation: adjacent exact parts multiply out; every part's terms are required."""
+    terms: _Terms = None
     cur = _NOTHING
     exact_all = True
     lit: list[str] = []  # literal characters not yet appended to `cur` (the common case, batched)
-
-    def flush() -> None:
-        if cur != _NOTHING:
-            atoms = _exact_atoms(cur, cost)
-            if atoms is not None:
-                options.append(atoms)
 
     for op, av in items:
         if op is sre_c.LITERAL:
@@ -157,17 +180,19 @@ def _seq(items: Any, cost: _Cost) -> _Info:
         if info.exact is not None and len(cur) * len(info.exact) <= MAX_EXACT:
             cur = frozenset(a + b for a in cur for b in info.exact)
             continue
-        flush()
+        if cur != _NOTHING:
+            terms = _and(terms, _exact_terms(cur), cost)
         # too many combinations: a new exact run starts with this part
         cur = info.exact if info.exact is not None else _NOTHING
         exact_all = False
-        if info.best is not None:
-            options.append(info.best)
+        if info.exact is None:
+            terms = _and(terms, info.terms, cost)
     if lit:
         tail = fold("".join(lit))
         cur = frozenset(a + tail for a in cur)
-    flush()
-    return _Info(cur if exact_all else None, _cheapest(options, cost))
+    if cur != _NOTHING:
+        terms = _and(terms, _exact_terms(cur), cost)
+    return _Info(cur if exact_all else None, terms)
 
 
 def _node(op: Any, av: Any, cost: _Cost) -> _Info:
@@ -190,13 +215,7 @@ def _node(op: Any, av: Any, cost: _Cost) -> _Info:
         if all(i.exact is not None for i in infos):
             union = frozenset().union(*(i.exact for i in infos if i.exact is not None))
             exact = union if len(union) <= MAX_EXACT else None
-        atoms: set[str] = set()
-        for i in infos:
-            own = _cheapest([o for o in (i.best, _exact_atoms(i.exact, cost) if i.exact else None) if o], cost)
-            if own is None:
-                return _Info(exact, None)
-            atoms |= own
-        return _Info(exact, frozenset(atoms))
+        return _Info(exact, _or([i.terms for i in infos]))
     if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
         lo, hi, sub = av
         info = _seq(sub, cost)
@@ -204,8 +223,7 @@ def _node(op: Any, av: Any, cost: _Cost) -> _Info:
             return info
         if lo < 1:
             return _Info(None, None)
-        options = [o for o in (info.best, _exact_atoms(info.exact, cost) if info.exact else None) if o]
-        return _Info(None, _cheapest(options, cost))
+        return _Info(None, info.terms)
     if op is sre_c.ATOMIC_GROUP:
         return _seq(av, cost)
     if op in (sre_c.ASSERT, sre_c.ASSERT_NOT, sre_c.GROUPREF, sre_c.GROUPREF_EXISTS):
@@ -225,21 +243,32 @@ def _parse(pattern: str) -> Any:
         raise _NoAtoms from e
 
 
-def required_atoms(pattern: str, cost: _Cost | None = None) -> frozenset[str] | None:
-    """Folded literals one of which every match of `pattern` contains; None if there are none."""
-    cost = cost or (lambda a: 1.0 / len(a) + (0.0 if _usable(a) else WEAK))
+def _default_cost(atom: str) -> float:
+    return 1.0 / len(atom) + (0.0 if _usable(atom) else WEAK)
+
+
+def required_terms(pattern: str, cost: _Cost | None = None) -> _Terms:
+    """Terms (sets of folded literals that must all occur) one of which every match of `pattern`
+    satisfies; None if it requires no literal."""
+    cost = cost or _default_cost
     try:
-        info = _seq(list(_parse(pattern)), cost)
+        terms = _seq(list(_parse(pattern)), cost).terms
     except (_NoAtoms, RecursionError):
         return None
-    atoms = info.best
-    if info.exact is not None:
-        whole = _exact_atoms(info.exact, cost)
-        atoms = _cheapest([o for o in (atoms, whole) if o], cost)
-    return atoms
+    return terms or None
 
 
-_WORD = re.compile(r"\w{2,}")
+def trigger(term: frozenset[str], cost: _Cost) -> str:
+    """The atom a term is keyed on: its cheapest (rarest, longest)."""
+    return min(term, key=lambda a: (cost(a), a))
+
+
+def required_atoms(pattern: str, cost: _Cost | None = None) -> frozenset[str] | None:
+    """Folded literals one of which every match of `pattern` contains (each term's key); None if
+    there are none."""
+    cost = cost or _default_cost
+    terms = required_terms(pattern, cost)
+    return None if terms is None else frozenset(trigger(t, cost) for t in terms)
 
 
 def _pattern_words(pattern: str) -> set[str]:
@@ -277,24 +306,43 @@ class RegexSet:
         def cost(atom: str) -> float:
             return df.get(atom, 1) + 4.0 / len(atom) + (0.0 if _usable(atom) else WEAK)
 
-        self._automaton = ahocorasick.Automaton(ahocorasick.STORE_ANY, ahocorasick.KEY_STRING)
-        owners: dict[str, list[int]] = {}
+        self._automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS, ahocorasick.KEY_STRING)
+        atom_ids: dict[str, int] = {}
+        keyed: dict[int, list[int]] = {}  # trigger atom id -> terms keyed on it
         self.unfiltered: list[int] = []  # no literal at all (`.*`): run on every search
         self.weak: list[int] = []  # keyed on a short literal (`W/`, `6.4`): selected more often
+        # terms, flat: term t belongs to pattern _term_pattern[t] and needs the atoms
+        # _term_atoms[_term_start[t]:_term_start[t + 1]] besides its trigger (arrays: 250,000
+        # patterns' terms as Python tuples were tens of MB)
+        self._term_pattern = array("i")
+        self._term_start = array("i", [0])
+        self._term_atoms = array("i")
         for i in accepted:
-            atoms = required_atoms(patterns[i], cost)
-            if atoms is None:
+            terms = required_terms(patterns[i], cost)
+            if terms is None:
                 self.unfiltered.append(i)
                 continue
-            if not all(_usable(a) for a in atoms):
+            weak = False
+            for term in terms:
+                key = trigger(term, cost)
+                weak = weak or not _usable(key)
+                keyed.setdefault(atom_ids.setdefault(key, len(atom_ids)), []).append(len(self._term_pattern))
+                self._term_pattern.append(i)
+                # 1-character conjuncts (`:`, `4`) would cost more to find than they filter: dropped
+                others = sorted(a for a in term if a != key and len(a) >= 2)
+                self._term_atoms.extend(atom_ids.setdefault(a, len(atom_ids)) for a in others)
+                self._term_start.append(len(self._term_atoms))
+            if weak:
                 self.weak.append(i)
-            for a in atoms:
-                owners.setdefault(a, []).append(i)
-        self._owners: list[tuple[int, ...]] = []
-        for atom, ids in owners.items():
-            self._automaton.add_word(atom, len(self._owners))
-            self._owners.append(tuple(ids))
-        if owners:
+        # trigger atom id -> its terms, flat the same way
+        self._key_start = array("i", [0] * (len(atom_ids) + 1))
+        self._key_terms = array("i")
+        for k in range(len(atom_ids)):
+            self._key_terms.extend(keyed.get(k, ()))
+            self._key_start[k + 1] = len(self._key_terms)
+        for atom, k in atom_ids.items():
+            self._automaton.add_word(atom, k)
+        if atom_ids:
             self._automaton.make_automaton()
         self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
 
@@ -315,14 +363,19 @@ class RegexSet:
         return regexp
 
     def candidates(self, text: str) -> set[int]:
-        """Filtered patterns one of whose atoms occurs in `text` (a superset of those matching)."""
+        """Filtered patterns one of whose terms occurs whole in `text` (a superset of those
+        matching)."""
         found: set[int] = set()
-        if self._automaton.kind == ahocorasick.AHOCORASICK:
-            seen: set[int] = set()
-            for _end, k in self._automaton.iter(fold(text)):
-                if k not in seen:
-                    seen.add(k)
-                    found.update(self._owners[k])
+        if self._automaton.kind != ahocorasick.AHOCORASICK:
+            return found
+        present = {k for _end, k in self._automaton.iter(fold(text))}
+        key_start, key_terms = self._key_start, self._key_terms
+        term_start, term_atoms, term_pattern = self._term_start, self._term_atoms, self._term_pattern
+        for k in present:
+            for t in key_terms[key_start[k] : key_start[k + 1]]:
+                lo, hi = term_start[t], term_start[t + 1]
+                if lo == hi or all(a in present for a in term_atoms[lo:hi]):
+                    found.add(term_pattern[t])
         return found
 
     def search(self, text: str) -> list[Hit]:

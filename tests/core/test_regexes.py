@@ -228,32 +228,55 @@ def test_fold_is_consistent_with_re2_case_folding() -> None:
 
 
 @pytest.mark.parametrize(
-    ("pattern", "atoms"),
+    ("pattern", "terms"),
     [
-        ("CUDA out of memory", {"memory"}),
-        ("OOMKilled|Out of memory|OOM", {"oomkilled", "memory", "oom"}),  # Python factors out the "O"
-        ("[Ee]rror: (foo|bar)baz", {"foobaz", "barbaz"}),
-        ("Stra\u00dfe", {"strasse"}),
-        ("(한국.*계좌|japan.*bank)", {"한국", "계좌", "japan", "bank"}),
-        ("x+", {"x"}),  # weak keys (shorter than MIN_ATOM) where nothing better exists
+        # a literal run: all its words and the phrase itself must occur
+        ("CUDA out of memory", [{"cuda", "out", "memory", "cuda out of memo"}]),
+        ("OOMKilled|Out of memory|OOM", [{"oom"}, {"oomkilled"}, {"out", "memory", "out of memory"}]),
+        ("[Ee]rror: (foo|bar)baz", [{"error", "barbaz", "error: barbaz"}, {"error", "foobaz", "error: foobaz"}]),
+        ("Stra\u00dfe", [{"strasse"}]),
+        ("(한국.*계좌|japan.*bank)", [{"한국", "계좌"}, {"japan", "bank"}]),
+        ("ERR.*AUTH|NOAUTH", [{"err", "auth"}, {"noauth"}]),  # a conjunction, not `err` alone
+        ("x+", [{"x"}]),  # weak keys (shorter than MIN_ATOM) where nothing better exists
         (".*", None),
-        (r"\w+ \d+", {" "}),
+        (r"\w+ \d+", [{" "}]),
         (r"\w+\d*", None),
-        ("(tiananmen|6.4)", {"tiananmen", "6", "4"}),  # weak: a short key beats running always
-        ("(foo|ab)bar", {"foobar", "abbar", "bar"}),  # small alternations multiply out
-        ("(foo)?barbaz", {"barbaz"}),
+        ("(tiananmen|6.4)", [{"tiananmen"}, {"6", "4"}]),
+        ("(foo|ab)bar", [{"foobar"}, {"abbar"}]),  # small alternations multiply out
+        ("(foo)?barbaz", [{"barbaz"}]),
+        ("(foo|)barbaz", [{"barbaz"}, {"foobarbaz"}]),
         ("a{,3}bcd", None),  # `{,3}` is a literal in RE2, a repeat in Python: do not guess
         ("[[:alpha:]]+Error", None),
         (r"\Qa.b\E", None),
         (r"\pL+ failed", None),
     ],
 )
-def test_required_atoms(pattern: str, atoms: set[str] | None) -> None:
-    got = regexes.required_atoms(pattern)
-    if atoms is None:
+def test_required_terms(pattern: str, terms: list[set[str]] | None) -> None:
+    got = regexes.required_terms(pattern)
+    if terms is None:
         assert got is None
     else:
-        assert got is not None and set(got) <= atoms and got  # cheapest choice, one of the expected
+        assert got is not None and sorted(map(sorted, got)) == sorted(map(sorted, terms))
+
+
+def test_a_conjunction_of_many_alternations_keeps_the_more_selective_side() -> None:
+    got = regexes.required_terms("(a|b)(c|d)(e|f)(g|h)(i|j)xyz")
+    assert got is not None and 0 < len(got) <= regexes.MAX_TERMS
+    # every string the pattern matches satisfies one term
+    for word in ("acegixyz", "bdfhjxyz", "adehixyz"):
+        assert any(all(a in word for a in t) for t in got)
+
+
+def test_required_atoms_are_one_key_per_term() -> None:
+    assert regexes.required_atoms("ERR.*AUTH|NOAUTH") == {"auth", "noauth"}
+    assert regexes.required_atoms(".*") is None
+
+
+def test_a_vague_pattern_is_not_selected_by_one_of_its_words() -> None:
+    rs = RegexSet(["ERR.*AUTH|NOAUTH", "os error 32|Broken pipe"])
+    assert rs.candidates("npm ERR! code E404 and some other error") == set()
+    assert rs.candidates("ERR wrong AUTH token") == {0}
+    assert rs.candidates("BrokenPipeError: [Errno 32] Broken pipe") == {1}
 
 
 def test_the_compiled_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
