@@ -34,6 +34,10 @@ SHADOW_MIN_SPECIFICITY = 0.3  # matches at most two other signatures
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
 FUZZY_LINE_CHARS = 300
 VAGUENESS_SAMPLE = 20_000  # signatures searched to estimate each regex's vagueness
+REGEX_BUDGET = 250  # filtered regexes run per searched text, most selective first (RegexSet.search)
+OPEN_DF = 300  # a word in more records than this adds to token candidates, never starts one
+POOL = 64  # candidates given the cheap parts of the score (see match)
+SCORED = 16  # candidates scored in full (fuzzy): enough for the answer, the runners-up and a rival
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
     [
@@ -130,6 +134,26 @@ _OS_WORDS = {
     "mac": "os:macos",
     "wsl": "os:wsl",
 }
+
+
+def wrapped_sentences(text: str) -> str:
+    """The hard-wrapped sentences of `text`, each joined into one line, one per line.
+
+    A match that needs a join spans it, so it lies within one joined sentence: searching these
+    alone finds what searching the whole joined paste would, on a fraction of the text.
+    """
+    out: list[str] = []
+    start = end = -1
+    for m in _WRAPPED.finditer(text):
+        if m.start() > end:  # a new run of joined lines: flush the last one
+            if start >= 0:
+                out.append(text[start:end])
+            start = text.rfind("\n", 0, m.start()) + 1
+        nxt = text.find("\n", m.end())
+        end = len(text) if nxt < 0 else nxt
+    if start >= 0:
+        out.append(text[start:end])
+    return "\n".join(_WRAPPED.sub(" ", part) for part in out)
 
 
 def tokens(text: str) -> list[str]:
@@ -394,15 +418,39 @@ class Matcher:
         return sum(self.idf.get(t, self.max_idf) for t in dict.fromkeys(toks))
 
     def _token_candidates(self, query_tokens: set[str], limit: int) -> dict[int, float]:
-        """Records sharing rare words with the error lines, by the IDF mass they share."""
-        acc: dict[int, float] = defaultdict(float)
-        for tok in sorted(query_tokens):  # sorted: float sums and ties must not depend on hash order
-            ids = self.postings.get(tok)
-            if not ids or len(ids) > 2000:
-                continue
+        """Records sharing rare words with the error lines, by the IDF mass they share.
+
+        Rarest words first. Once the words left could not lift a record that has none of the
+        words so far above the `limit`-th best, they only add to records already found (a set
+        intersection in C instead of a Python loop over long postings); that cut is exact. Words
+        in more than OPEN_DF records do the same from the start: a record sharing only common
+        words with the paste is not worth a place (at 250,000 records their postings were most
+        of the time spent here).
+        """
+        # rarest first, ties by the word: float sums and ties never depend on hash order
+        toks = sorted(
+            (t for t in query_tokens if 0 < len(self.postings.get(t, ())) <= 2000),
+            key=lambda t: (-self.idf[t], t),
+        )
+        left = sum(self.idf[t] for t in toks)
+        acc: dict[int, float] = {}
+        closed = False
+        top = 0.0  # the best sum so far: the limit-th best is no higher, so no point checking before
+        for tok in toks:
             w = self.idf[tok]
-            for i in ids:
-                acc[i] += w
+            ids = self.postings[tok]
+            if not closed and left < top and len(acc) >= limit:
+                closed = left < heapq.nlargest(limit, acc.values())[-1]
+            if closed or (len(ids) > OPEN_DF and len(acc) >= limit):
+                # a word this common only adds to records a rarer word found
+                for i in acc.keys() & ids:
+                    acc[i] += w
+            else:
+                for i in ids:
+                    v = acc[i] = acc.get(i, 0.0) + w
+                    if v > top:
+                        top = v
+            left -= w
         # the `limit` largest, ties broken by record index, so results never depend on PYTHONHASHSEED
         return dict(heapq.nsmallest(limit, acc.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -481,11 +529,12 @@ class Matcher:
             return []
         w = self.weights
         line_text = ex.error_text
-        line_hits = {h.index: h.span for h in self.regexes.search(line_text)} if line_text else {}
+        rx = self.regexes
+        line_hits = {h.index: h.span for h in rx.search(line_text, REGEX_BUDGET)} if line_text else {}
         tail = ex.text[-REGEX_TEXT_LIMIT:]
-        text_hits = {h.index: h.span for h in self.regexes.search(tail)}
-        # terminals and issue trackers hard-wrap long messages: try the paste with lines joined
-        for h in self.regexes.search(_WRAPPED.sub(" ", tail)):
+        text_hits = {h.index: h.span for h in rx.search(tail, REGEX_BUDGET)}
+        # terminals and issue trackers hard-wrap long messages: try the wrapped sentences joined
+        for h in rx.search(wrapped_sentences(tail), REGEX_BUDGET):
             text_hits.setdefault(h.index, h.span)
         lines = ex.lines[:6]
         # fuzzy comparison cost grows with line length; an error's wording is in its first words
@@ -496,7 +545,31 @@ class Matcher:
         words = set(_WORD.findall(ex.text[-REGEX_TEXT_LIMIT:].lower()))
         tok_cands = self._token_candidates(q_tokens, 40)
         pool = set(line_hits) | set(text_hits) | set(tok_cands)
-        out: list[Candidate] = []
+        # Cheap parts first, for the whole pool; the fuzzy parts (rapidfuzz over every line and
+        # wording: most of the cost) only while a candidate could still reach the top SCORED.
+        # Fuzzy parts add at most `fuzzy_room` to the logit, so the cut is exact for the top.
+        fuzzy_room = max(0.0, w.fuzzy2) + max(0.0, w.strong_fuzzy) + max(0.0, w.lcover)
+        line_norms = [ln.norm for ln in lines]
+        # A pool can hold hundreds of regex hits in a large store (copies of a vague pattern).
+        # Only the POOL most promising by an upper bound of the logit (regex, span, specificity,
+        # coverage known; the other parts at their best) get even the cheap parts.
+        free = fuzzy_room + sum(max(0.0, getattr(w, f)) for f in ("domain", "env", "miss"))
+
+        def cheap_bound(i: int) -> tuple[float, str]:
+            e = self.entries[i]
+            rx_line = i in line_hits
+            hit = rx_line or i in text_hits
+            span = min(1.0, max(line_hits.get(i, 0), text_hits.get(i, 0)) / 40.0)
+            sig_mass = self._sig_idf[i]
+            cover = min(1.0, (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0)
+            z = w.cover * cover + e.prior + free
+            if hit:
+                z += (w.rx_line if rx_line else w.rx_text) + w.span * span + w.spec * e.specificity
+            return (-z, e.id)
+
+        if len(pool) > POOL:
+            pool = set(heapq.nsmallest(POOL, pool, key=cheap_bound))
+        cheap: list[tuple[float, str, int, dict[str, float]]] = []
         for i in pool:
             e = self.entries[i]
             span = max(line_hits.get(i, 0), text_hits.get(i, 0))
@@ -504,6 +577,31 @@ class Matcher:
             rx_text = 1.0 if (i in text_hits and i not in line_hits) else 0.0
             span_q = min(1.0, span / 40.0) if (rx_line or rx_text) else 0.0
             spec = e.specificity if (rx_line or rx_text) else 0.0
+            sig_mass = self._sig_idf[i]
+            cover = min(1.0, (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0)
+            parts = {
+                "rx_line": rx_line,
+                "rx_text": rx_text,
+                "span": round(span_q, 3),
+                "spec": round(spec, 3),
+                "fuzzy2": 0.0,
+                "cover": round(cover, 3),
+                "domain": 1.0 if any(d in words for d in e.domain_words) else 0.0,
+                "env": round(env_agreement(e.env, ex.env), 3),
+                "strong_fuzzy": 0.0,
+                "miss": round(self._missing(i, q_tokens), 3),
+                "lcover": 0.0,
+                "prior": e.prior,
+                "close": 0.0,
+            }
+            cheap.append((w.logit(parts) + fuzzy_room, e.id, i, parts))
+        cheap.sort(key=lambda c: (-c[0], c[1]))
+        out: list[Candidate] = []
+        best: list[float] = []  # min-heap of the SCORED highest exact logits so far
+        for bound, _id, i, parts in cheap:
+            if len(best) >= SCORED and bound + 1e-3 < best[0]:
+                break  # neither this nor any later candidate can enter the top SCORED
+            e = self.entries[i]
             fz, strong, best_line, close = 0.0, 0.0, None, 0.0
             for ln, norm in fuzzy_lines:
                 for t in e.texts:  # score_cutoff: rapidfuzz skips work that cannot beat the best so far
@@ -516,32 +614,21 @@ class Matcher:
                         fz, best_line = sc / 100.0, ln
                         strong = 1.0 if ln.weight >= 0.9 else 0.0
             lcover = self._line_cover(i, best_line.norm) if best_line is not None else 0.0
-            sig_mass = self._sig_idf[i]
-            cover = (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0
-            cover = min(1.0, cover)
-            miss = self._missing(i, q_tokens)
-            env = env_agreement(e.env, ex.env)
-            dom = 1.0 if any(d in words for d in e.domain_words) else 0.0
-            parts = {
-                "rx_line": rx_line,
-                "rx_text": rx_text,
-                "span": round(span_q, 3),
-                "spec": round(spec, 3),
-                "fuzzy2": round(fz * fz, 3),
-                "cover": round(cover, 3),
-                "domain": dom,
-                "env": round(env, 3),
-                "strong_fuzzy": round(strong * fz, 3),
-                "miss": round(miss, 3),
-                "lcover": round(lcover, 3),
-                "prior": e.prior,
-                "close": round(close, 3),
-            }
-            rejected = rejection_penalty(self.rejections.get(e.id, ()), [ln.norm for ln in lines])
+            parts.update(
+                fuzzy2=round(fz * fz, 3),
+                strong_fuzzy=round(strong * fz, 3),
+                lcover=round(lcover, 3),
+                close=round(close, 3),
+            )
+            rejected = rejection_penalty(self.rejections.get(e.id, ()), line_norms)
             if rejected:  # "Not this error" on similar pastes (bot/core/rejections.py); not a fitted weight
                 parts["rejected"] = -rejected
             parts["z"] = round(w.logit(parts) + parts.get("rejected", 0.0), 4)
             out.append(Candidate(e.id, 0.0, parts))
+            if len(best) < SCORED:
+                heapq.heappush(best, parts["z"])
+            elif parts["z"] > best[0]:
+                heapq.heapreplace(best, parts["z"])
         out.sort(key=lambda c: (-c.parts["z"], c.id))
         out = self._prefer_imported(out)
         strong = any(ln.weight >= 0.8 for ln in ex.lines)

@@ -18,6 +18,7 @@ timeout, so one of them can cost at most `FALLBACK_TIMEOUT` per paste.
 
 from __future__ import annotations
 
+import heapq
 import re
 import re._constants as sre_c
 import re._parser as sre_parse
@@ -126,6 +127,8 @@ def _exact_terms(strings: frozenset[str]) -> _Terms:
         pieces = _words(s)
         if not pieces:
             return None
+        words = _WORD.findall(s)
+        pieces += [w for w in words if len(w) == 2]  # `os`, `32`: weak keys, but fine conjuncts
         phrase = s[:MAX_ATOM]
         if len(_WORD.findall(phrase)) >= 2:  # `broken pipe`, `os error 32`: rarer than any of its words
             pieces.append(phrase)
@@ -304,6 +307,9 @@ class RegexSet:
                 df[a] = df.get(a, 0) + 1
 
         def cost(atom: str) -> float:
+            words = _WORD.findall(atom)
+            if len(words) >= 2:  # a phrase: rarer than its rarest word, but a longer key to store
+                return min(cost(w) for w in words) / 2 + 1.0
             return df.get(atom, 1) + 4.0 / len(atom) + (0.0 if _usable(atom) else WEAK)
 
         self._automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS, ahocorasick.KEY_STRING)
@@ -317,6 +323,9 @@ class RegexSet:
         self._term_pattern = array("i")
         self._term_start = array("i", [0])
         self._term_atoms = array("i")
+        # how selective each pattern's prefilter is (its worst term's key cost): when a paste
+        # selects more than a search's budget, the most selective patterns run first
+        self._rank = array("d", [0.0] * len(patterns))
         for i in accepted:
             terms = required_terms(patterns[i], cost)
             if terms is None:
@@ -326,10 +335,12 @@ class RegexSet:
             for term in terms:
                 key = trigger(term, cost)
                 weak = weak or not _usable(key)
+                self._rank[i] = max(self._rank[i], cost(key) / (1 + len(term)))
                 keyed.setdefault(atom_ids.setdefault(key, len(atom_ids)), []).append(len(self._term_pattern))
                 self._term_pattern.append(i)
-                # 1-character conjuncts (`:`, `4`) would cost more to find than they filter: dropped
-                others = sorted(a for a in term if a != key and len(a) >= 2)
+                # 1-character conjuncts (`:`, `4`) would cost more to find than they filter, and a
+                # phrase adds little to its own words: dropped
+                others = sorted(a for a in term if a != key and len(a) >= 2 and len(_WORD.findall(a)) < 2)
                 self._term_atoms.extend(atom_ids.setdefault(a, len(atom_ids)) for a in others)
                 self._term_start.append(len(self._term_atoms))
             if weak:
@@ -340,9 +351,14 @@ class RegexSet:
         for k in range(len(atom_ids)):
             self._key_terms.extend(keyed.get(k, ()))
             self._key_start[k + 1] = len(self._key_terms)
-        for atom, k in atom_ids.items():
-            self._automaton.add_word(atom, k)
-        if atom_ids:
+        # only keys go into the automaton (its trie costs ~40 bytes a character); a conjunct that
+        # is nobody's key is looked for in the paste directly, once per search
+        self._is_key = bytearray(len(atom_ids))
+        self._atom_text: list[str] = list(atom_ids)
+        for k in keyed:
+            self._is_key[k] = 1
+            self._automaton.add_word(self._atom_text[k], k)
+        if keyed:
             self._automaton.make_automaton()
         self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
 
@@ -368,21 +384,42 @@ class RegexSet:
         found: set[int] = set()
         if self._automaton.kind != ahocorasick.AHOCORASICK:
             return found
-        present = {k for _end, k in self._automaton.iter(fold(text))}
+        folded = fold(text)
+        present = {k for _end, k in self._automaton.iter(folded)}
         key_start, key_terms = self._key_start, self._key_terms
         term_start, term_atoms, term_pattern = self._term_start, self._term_atoms, self._term_pattern
+        is_key, atom_text = self._is_key, self._atom_text
+        looked: dict[int, bool] = {}
+
+        def occurs(a: int) -> bool:
+            if is_key[a]:
+                return a in present
+            seen = looked.get(a)
+            if seen is None:
+                seen = looked[a] = atom_text[a] in folded
+            return seen
+
         for k in present:
             for t in key_terms[key_start[k] : key_start[k + 1]]:
                 lo, hi = term_start[t], term_start[t + 1]
-                if lo == hi or all(a in present for a in term_atoms[lo:hi]):
+                if lo == hi or all(occurs(a) for a in term_atoms[lo:hi]):
                     found.add(term_pattern[t])
         return found
 
-    def search(self, text: str) -> list[Hit]:
-        """Every pattern that matches `text`, with the length of its leftmost match."""
+    def search(self, text: str, budget: int | None = None) -> list[Hit]:
+        """Every pattern that matches `text`, with the length of its leftmost match.
+
+        `budget` bounds the filtered patterns run: when a paste selects more (a large store with
+        many copies of a vague pattern, e.g. `911.*no`), the most selective run and the rest are
+        skipped, so one paste can never cost more than `budget` searches. None: all of them.
+        """
         hits: list[Hit] = []
         if text:
-            for index in sorted(self.candidates(text)):
+            selected = self.candidates(text)
+            if budget is not None and len(selected) > budget:
+                rank = self._rank
+                selected = set(heapq.nsmallest(budget, selected, key=lambda i: (rank[i], i)))
+            for index in sorted(selected):
                 m = self._compiled(index).search(text)
                 if m:
                     hits.append(Hit(index, m.end() - m.start()))

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core.extract import extract
-from bot.core.match import Candidate, Matcher
+from bot.core.match import Candidate, Matcher, wrapped_sentences
 from bot.core.records import Record
 from bot.service import REPLY_THRESHOLD
 from bot.store.files import load
@@ -432,3 +432,57 @@ def test_token_candidate_ties_break_by_record_order_not_hash_order() -> None:
     m = Matcher(records)
     picked = m._token_candidates(set(reversed(words)), limit=10)
     assert sorted(picked) == list(range(10))
+
+
+# ---- bounded work per paste -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("paste", CORPUS_PASTES)
+def test_fuzzy_scoring_cut_keeps_the_top_exact(
+    corpus_matcher: Matcher, paste: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fuzzy parts are computed only while a candidate could still reach the top SCORED; the
+    answer and runners-up are those of scoring every candidate in full."""
+    import bot.core.match as match_module
+
+    cut = top(corpus_matcher, paste, limit=3)
+    monkeypatch.setattr(match_module, "SCORED", 10**6)
+    full = top(corpus_matcher, paste, limit=3)
+    assert [(c.id, c.parts["z"]) for c in cut] == [(c.id, c.parts["z"]) for c in full]
+
+
+@pytest.mark.parametrize("paste", CORPUS_PASTES)
+def test_pool_cut_keeps_the_answer(corpus_matcher: Matcher, paste: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.core.match as match_module
+
+    cut = top(corpus_matcher, paste, limit=3)
+    monkeypatch.setattr(match_module, "POOL", 10**6)
+    assert ids(cut) == ids(top(corpus_matcher, paste, limit=3))
+
+
+def test_many_copies_of_a_vague_pattern_cannot_crowd_out_the_answer() -> None:
+    """A large store may hold hundreds of records whose regex is the same vague branch; a paste
+    selecting them all runs at most REGEX_BUDGET of them, and the specific record still wins."""
+    import bot.core.match as match_module
+
+    copies = 3 * match_module.REGEX_BUDGET
+    vague = [rec(f"junk/v{n:04d}", f"some number {n}", r"911.*no|zzq" + str(n)) for n in range(copies)]
+    oom = rec("pytorch/oom", "torch.cuda.OutOfMemoryError: CUDA out of memory", r"CUDA out of memory")
+    m = Matcher([*vague, oom])
+    paste = "call 911 now\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    ex = extract(paste)
+    assert len(m.regexes.search(ex.text, match_module.REGEX_BUDGET)) <= match_module.REGEX_BUDGET
+    assert ids(m.match(ex, limit=1)) == ["pytorch/oom"]
+
+
+def test_wrapped_sentences_are_joined_and_nothing_else_is_kept() -> None:
+    text = "first line\nRuntimeError: CUDA out\nof memory. Tried\nto allocate\nOK done\nlast one,\nand more\nX"
+    assert wrapped_sentences(text) == "RuntimeError: CUDA out of memory. Tried to allocate\nOK done last one, and more"
+    assert wrapped_sentences("no wraps\nHere") == ""
+
+
+def test_a_hard_wrapped_error_matches_its_regex() -> None:
+    oom = rec("pytorch/oom", "RuntimeError: CUDA out of memory", r"CUDA out of memory\. Tried to allocate")
+    m = Matcher([oom, rec("x/other", "ValueError: bad thing", r"bad thing")])
+    cands = m.match(extract("RuntimeError: CUDA out of\nmemory. Tried to allocate 20.00 MiB"), limit=2)
+    assert cands[0].id == "pytorch/oom" and cands[0].parts["rx_text"] + cands[0].parts["rx_line"] == 1.0
