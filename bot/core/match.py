@@ -30,7 +30,6 @@ from bot.core.records import Record
 from bot.core.regexes import RegexSet
 from bot.core.rejections import rejection_penalty
 
-SHADOW_MIN_SPECIFICITY = 0.3  # matches at most two other signatures
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail
 FUZZY_LINE_CHARS = 300
 VAGUENESS_SAMPLE = 20_000  # signatures searched to estimate each regex's vagueness
@@ -315,7 +314,7 @@ class Matcher:
         self.regexes = RegexSet([r.regex for r in records])
         spec_counts = self._vagueness(records, seeds)
         self.entries: list[Entry] = []
-        self.postings: dict[str, list[int]] = defaultdict(list)
+        postings: dict[str, list[int]] = defaultdict(list)
         # One string object per distinct token, and a tuple (not a set) of them per wording: at
         # 250,000 records per-record token sets and duplicate strings were most of the index.
         canon: dict[str, str] = {}
@@ -344,10 +343,14 @@ class Matcher:
                 )
             )
             for tok in dict.fromkeys(t for toks in text_tokens for t in toks):
-                self.postings[tok].append(i)
+                postings[tok].append(i)
         n = max(1, len(records))
-        self.idf = {tok: math.log(1 + n / len(ids)) for tok, ids in self.postings.items()}
         self.max_idf = math.log(1 + n)
+        # tuples, not lists (no spare capacity); a word only one record has gets max_idf by
+        # default, so it needs no idf entry (at 250,000 records most words are such)
+        self.postings: dict[str, tuple[int, ...]] = {tok: tuple(ids) for tok, ids in postings.items()}
+        del postings
+        self.idf = {tok: math.log(1 + n / len(ids)) for tok, ids in self.postings.items() if len(ids) > 1}
         self.by_id = {e.id: i for i, e in enumerate(self.entries)}
         self._sig_idf = [self._idf_mass(toks[0]) if toks else 0.0 for toks in self._text_tokens]
         del canon, envs
@@ -371,7 +374,7 @@ class Matcher:
         return shadows
 
     def _vagueness(self, records: Sequence[Record], seeds: frozenset[str]) -> list[float]:
-        """How many *other* records' signatures each regex matches: its vagueness.
+        """How many signatures of *other errors* each regex matches: its vagueness.
 
         Exact up to VAGUENESS_SAMPLE records; above that, counted on an evenly spaced sample of
         signatures and scaled, so building a 250,000-record index stays linear. Pairs that
@@ -383,34 +386,41 @@ class Matcher:
         self._cross_hits: list[tuple[int, int, int]] = []  # (regex i, signature j, span), i != j
         seed_idx = [i for i, r in enumerate(records) if r.id in seeds]
         seed_pos = frozenset(seed_idx)
+        pairs: set[tuple[int, int]] = set()  # (regex i, signature j), exact
         if step == 1:
             for j in range(n):
                 for hit in self.regexes.search(records[j].signature):
                     if hit.index != j:
-                        counts[hit.index] += 1
+                        pairs.add((hit.index, j))
                         if hit.index in seed_pos or j in seed_pos:
                             self._cross_hits.append((hit.index, j, hit.span))
-            return counts
-        # team regex on team signatures: sampled and scaled
-        for j in range(0, n, step):
-            if j in seed_pos:
-                continue
-            for hit in self.regexes.search(records[j].signature):
-                if hit.index != j and hit.index not in seed_pos:
-                    counts[hit.index] += step
-        # seed regexes on every signature, and every regex on seed signatures: exact
-        seed_set = RegexSet([records[i].regex for i in seed_idx])
-        for j, rec in enumerate(records):
-            for hit in seed_set.search(rec.signature):
-                i = seed_idx[hit.index]
-                if i != j:
-                    counts[i] += 1
-                    self._cross_hits.append((i, j, hit.span))
-        for i in seed_idx:
-            for hit in self.regexes.search(records[i].signature):
-                if hit.index != i and hit.index not in seed_pos:
-                    counts[hit.index] += 1
-                    self._cross_hits.append((hit.index, i, hit.span))
+        else:
+            # team regex on team signatures: sampled and scaled
+            for j in range(0, n, step):
+                if j in seed_pos:
+                    continue
+                for hit in self.regexes.search(records[j].signature):
+                    i = hit.index
+                    if i != j and i not in seed_pos and not self.regexes.matches(j, records[i].signature):
+                        counts[i] += step
+            # seed regexes on every signature, and every regex on seed signatures: exact
+            seed_set = RegexSet([records[i].regex for i in seed_idx])
+            for j, rec in enumerate(records):
+                for hit in seed_set.search(rec.signature):
+                    i = seed_idx[hit.index]
+                    if i != j:
+                        pairs.add((i, j))
+                        self._cross_hits.append((i, j, hit.span))
+            for i in seed_idx:
+                for hit in self.regexes.search(records[i].signature):
+                    if hit.index != i and hit.index not in seed_pos:
+                        pairs.add((hit.index, i))
+                        self._cross_hits.append((hit.index, i, hit.span))
+        # Two records whose regexes each recognise the other's signature are one error (variants
+        # per environment, or a team's record for a seed's error): matching a variant is not vague.
+        for i, j in pairs:
+            if (j, i) not in pairs:
+                counts[i] += 1
         return counts
 
     def _idf_mass(self, toks: Iterable[str]) -> float:
@@ -430,14 +440,14 @@ class Matcher:
         # rarest first, ties by the word: float sums and ties never depend on hash order
         toks = sorted(
             (t for t in query_tokens if 0 < len(self.postings.get(t, ())) <= 2000),
-            key=lambda t: (-self.idf[t], t),
+            key=lambda t: (-self.idf.get(t, self.max_idf), t),
         )
-        left = sum(self.idf[t] for t in toks)
+        left = sum(self.idf.get(t, self.max_idf) for t in toks)
         acc: dict[int, float] = {}
         closed = False
         top = 0.0  # the best sum so far: the limit-th best is no higher, so no point checking before
         for tok in toks:
-            w = self.idf[tok]
+            w = self.idf.get(tok, self.max_idf)
             ids = self.postings[tok]
             if not closed and left < top and len(acc) >= limit:
                 closed = left < heapq.nlargest(limit, acc.values())[-1]
@@ -482,11 +492,13 @@ class Matcher:
                 return k
         return None
 
-    def _may_shadow(self, team: Candidate, mutual: bool) -> bool:
-        """A team record for the same error takes a bundled seed's place unless its regex is vague
-        (it also matches several other records' signatures). A one-way relation needs more: the
-        team record must recognise this paste itself."""
-        if self.entries[self.by_id[team.id]].specificity < SHADOW_MIN_SPECIFICITY:
+    def _may_shadow(self, seed: Candidate, team: Candidate, mutual: bool) -> bool:
+        """A team record for the same error takes a bundled seed's place unless its regex is
+        broader than the seed's: it recognises more signatures of other errors (a catch-all like
+        `Loss.*NaN|gradient.*overflow|Inf.*backward` must not displace the seed for one precise
+        error). A one-way relation needs more: the team record must recognise this paste itself."""
+        vague = self.entries[self.by_id[team.id]].specificity < self.entries[self.by_id[seed.id]].specificity
+        if vague:
             return False
         return mutual or bool(team.parts["rx_line"] or team.parts["rx_text"])
 
@@ -501,7 +513,7 @@ class Matcher:
                 continue
             for j in range(k + 1, len(out)):
                 mutual = shadows.get(self.by_id[out[j].id])
-                if mutual is not None and self._may_shadow(out[j], mutual):
+                if mutual is not None and self._may_shadow(out[k], out[j], mutual):
                     seed, team = out[k], out.pop(j)
                     team.parts.update(z=seed.parts["z"], shadows=1.0)
                     out.insert(k, team)

@@ -361,6 +361,18 @@ class RegexSet:
         if keyed:
             self._automaton.make_automaton()
         self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
+        self._fallback_at = dict(self._fallback)
+
+    def matches(self, index: int, text: str) -> bool:
+        """Whether pattern `index` alone matches `text` (RE2, or the bounded fallback)."""
+        if index in self._fallback_at:
+            try:
+                return self._fallback_at[index].search(text, timeout=FALLBACK_TIMEOUT) is not None
+            except TimeoutError:
+                return False
+        if index in self.rejected:
+            return False
+        return self._compiled(index).search(text) is not None
 
     def _add_fallback(self, index: int, pattern: str) -> None:
         try:

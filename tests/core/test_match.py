@@ -317,10 +317,11 @@ def test_a_vague_team_record_does_not_displace_a_seed() -> None:
     others = [
         rec("team/gpu-memory-dashboard", "GPU memory dashboard shows red", r"dashboard shows red", domain="ops"),
         rec("team/gpu-fan", "GPU fan stuck at 100%", r"fan stuck", domain="ops"),
+        rec("team/gpu-driver", "GPU driver crashed overnight", r"driver crashed", domain="ops"),
     ]
     m = Matcher([SEED, catch_all, *others], seeds=frozenset({SEED.id}))
     assert 1 in m.shadows[0]  # the same error by the seed's regex...
-    assert ids(top(m, OOM_PASTE))[0] == SEED.id  # ...but its regex also matches other signatures
+    assert ids(top(m, OOM_PASTE))[0] == SEED.id  # ...but its regex also matches three other errors
 
 
 # ---- scores -------------------------------------------------------------------------------------
@@ -486,3 +487,22 @@ def test_a_hard_wrapped_error_matches_its_regex() -> None:
     m = Matcher([oom, rec("x/other", "ValueError: bad thing", r"bad thing")])
     cands = m.match(extract("RuntimeError: CUDA out of\nmemory. Tried to allocate 20.00 MiB"), limit=2)
     assert cands[0].id == "pytorch/oom" and cands[0].parts["rx_text"] + cands[0].parts["rx_line"] == 1.0
+
+
+def test_matching_a_variant_of_the_same_error_is_not_vagueness(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-environment variants recognise each other's signatures: that is one error, so their
+    regexes stay specific. A regex that also recognises other errors' signatures is vague."""
+    import bot.core.match as match_module
+
+    records = [
+        rec("t/oom/linux", "CUDA out of memory on linux", r"CUDA out of memory"),
+        rec("t/oom/windows", "CUDA out of memory on windows", r"CUDA out of memory"),
+        rec("t/vague", "something not found", r"not found"),
+        rec("t/a", "module not found: a", r"module not found: a"),
+        rec("t/b", "file not found: b", r"file not found: b"),
+    ]
+    for sample in (match_module.VAGUENESS_SAMPLE, 2):  # exact, and sampled past VAGUENESS_SAMPLE
+        monkeypatch.setattr(match_module, "VAGUENESS_SAMPLE", sample)
+        spec = {e.id: e.specificity for e in Matcher(records).entries}
+        assert spec["t/oom/linux"] == spec["t/oom/windows"] == 1.0
+        assert spec["t/vague"] < 0.5
