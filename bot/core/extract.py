@@ -56,9 +56,11 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         ),
     ),
     ("java-cause", 0.95, re.compile(r"^\s{0,8}Caused by: ")),
+    # cargo's and rustc's closing summary: the error[E…] above it is the error
+    ("summary", 0.5, re.compile(r"^\s{0,8}error: (?:could not compile |aborting due to )")),
     ("rust", 1.0, re.compile(r"^\s{0,8}error(?:\[E\d{4}\])?: ")),
     ("ts", 1.0, re.compile(r"\berror TS\d{3,5}\b")),
-    ("panic", 1.0, re.compile(r"^\s{0,8}(?:panic: |thread '[^']{0,80}' panicked at|fatal error: |goroutine \d+ \[)")),
+    ("panic", 1.0, re.compile(r"^\s{0,8}(?:panic: |thread '[^']{0,80}' panicked at|fatal error: )")),
     ("npm", 0.8, re.compile(r"^\s{0,4}npm (?:ERR!|error) ")),
     (
         "cc",
@@ -106,7 +108,7 @@ _CHAIN = re.compile(r"During handling of the above exception|The above exception
 
 # Normalisation of volatile parts, for fuzzy comparison only.
 _NORM = [
-    (re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"), " <time> "),
+    (re.compile(r"\b\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"), " <time> "),  # lower-cased
     (re.compile(r"\b0x[0-9a-f]{4,}\b", re.I), " <hex> "),
     (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?", re.I), " <path> "),
     (re.compile(r"https?://\S{1,500}"), " <url> "),
@@ -125,18 +127,20 @@ _SPACE = re.compile(r"\s+")
 _ENV = [
     (
         "os",
-        re.compile(r"\b(?:windows|win32|win64|win_amd64|powershell|[a-z]:\\\\?(?:users|program files|python))", re.I),
+        re.compile(r"\b(?:windows|win32|win64|win_amd64|powershell)|\b[a-z]:\\\\?(?:users|program files|python)", re.I),
         "windows",
     ),
-    ("os", re.compile(r"\b(?:macos|mac os|darwin|osx|/Users/|homebrew|apple m[1-4])", re.I), "macos"),
-    ("os", re.compile(r"\b(?:linux|ubuntu|debian|centos|fedora|/home/|/usr/lib/)", re.I), "linux"),
+    ("os", re.compile(r"\b(?:macos|mac os|darwin|osx|homebrew|apple m[1-4])|/Users/", re.I), "macos"),
+    ("os", re.compile(r"\b(?:linux|ubuntu|debian|centos|fedora)|/home/|/usr/lib/", re.I), "linux"),
     ("os", re.compile(r"\bwsl2?\b", re.I), "wsl"),
 ]
+# not after `.` or a word character: `main.go:17` and `Main.java:10` are files, not versions
 _VERSIONED = re.compile(
-    r"\b(python|py|torch|pytorch|cuda|node|nodejs|java|jdk|go|rust|pip|numpy|pandas|transformers|tensorflow|tf|docker|git|react|next|typescript|ts|gradle|k8s|kubernetes|terraform)"
-    r"(?:[ =:/-]{0,3}v?|(?<=py)|(?<=cuda))(\d{1,2})(?:\.(\d{1,2}))?",
+    r"(?<![\w.])(python|py|torch|pytorch|cuda|node|nodejs|java|jdk|go|rust|pip|numpy|pandas|transformers|tensorflow|tf|docker|git|react|next|typescript|ts|gradle|k8s|kubernetes|terraform)"
+    r"(?:[ =:/-]{0,3}v?)(\d{1,2})(?:\.(\d{1,2}))?(?!\d)",
     re.I,
 )
+_PY_TAG = re.compile(r"(?<![\w.])(?:py|cp)3(\d{1,2})\b", re.I)  # wheel/tox tags: py311, cp39 -> Python 3.11, 3.9
 _ALIASES = {
     "pytorch": "torch",
     "py": "python",
@@ -229,6 +233,8 @@ def environment(text: str) -> frozenset[str]:
         found.add(f"{name}:{m.group(2)}")
         if m.group(3):
             found.add(f"{name}:{m.group(2)}.{m.group(3)}")
+    for m in _PY_TAG.finditer(head):
+        found.update(("python:3", f"python:3.{m.group(1)}"))
     return frozenset(found)
 
 
@@ -255,6 +261,9 @@ def extract(text: str) -> Extracted:
         if hit is None:
             continue
         kind, weight = hit
+        if kind == "panic" and stripped.endswith(":") and i + 1 < len(raw_lines) and raw_lines[i + 1].strip():
+            # Rust >= 1.73 prints the panic message on the line after `panicked at file:line:col:`
+            stripped = f"{stripped} {raw_lines[i + 1].strip()}"
         if in_traceback and kind in ("python", "exception"):
             last_tb_line = len(found)
             in_traceback = False

@@ -535,6 +535,62 @@ def test_extract_reports_the_environment() -> None:
     assert {"torch:2.1", "cuda:12.1", "python:3.12", "os:windows"} <= ex.env
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Building wheel for py311 and cp39-cp39-win_amd64", {"python:3.11", "python:3.9"}),
+        ('  File "/home/u/proj/train.py", line 12', {"os:linux"}),  # a quoted path, not a bare word
+        ("  /Users/ana/venv/lib/python3.11/site-packages/x.py", {"os:macos", "python:3.11"}),
+    ],
+)
+def test_environment_hints_from_paths_and_wheel_tags(text: str, expected: set[str]) -> None:
+    assert expected <= environment(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'File "train.py", line 101, in <module>',  # not Python 10
+        "main.main()\n\t/srv/app/main.go:17 +0x2c",  # not Go 17
+        "\tat com.x.Main.main(Main.java:10)",  # not Java 10
+        "Downloading torch-2.1.0-cp311-cp311-manylinux.whl",
+    ],
+)
+def test_file_names_with_line_numbers_are_not_versions(text: str) -> None:
+    env = environment(text)
+    assert not {"python:10", "python:31", "go:17", "java:10"} & env
+
+
+def test_a_go_panic_comes_before_its_goroutine_dump() -> None:
+    ex = extract(
+        "panic: runtime error: invalid memory address or nil pointer dereference\n"
+        "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]\n\n"
+        "goroutine 1 [running]:\nmain.main()\n\t/home/u/app/main.go:17 +0x2c\nexit status 2"
+    )
+    assert ex.lines[0].raw.startswith("panic: runtime error: invalid memory address")
+    assert not any(ln.raw.startswith("goroutine") for ln in ex.lines)
+
+
+def test_a_rust_error_comes_before_cargos_summary() -> None:
+    ex = extract(
+        "error[E0382]: borrow of moved value: `v`\n --> src/main.rs:5:20\n\n"
+        'error: could not compile `foo` (bin "foo") due to 1 previous error'
+    )
+    assert ex.lines[0].raw == "error[E0382]: borrow of moved value: `v`"
+
+
+def test_a_rust_panic_message_on_the_next_line_is_kept() -> None:
+    ex = extract(
+        "thread 'main' panicked at src/main.rs:4:5:\ncalled `Option::unwrap()` on a `None` value\n"
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+    )
+    assert ex.lines[0].raw.endswith("panicked at src/main.rs:4:5: called `Option::unwrap()` on a `None` value")
+
+
+def test_iso_timestamps_are_normalised() -> None:
+    assert normalize("2024-01-02T03:04:05.123Z ERROR boom") == "<time> error boom"
+
+
 # ---- size limits and robustness -----------------------------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
