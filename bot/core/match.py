@@ -319,6 +319,8 @@ class Matcher:
         # 250,000 records per-record token sets and duplicate strings were most of the index.
         canon: dict[str, str] = {}
         envs: dict[frozenset[str], frozenset[str]] = {}  # a few hundred distinct ones
+        domains: dict[str, str] = {}  # and a few dozen domains: one string and tuple each, shared
+        domain_words: dict[str, tuple[str, ...]] = {}
         self._text_tokens: list[tuple[tuple[str, ...], ...]] = []
         for i, rec in enumerate(records):
             texts = tuple(
@@ -330,7 +332,7 @@ class Matcher:
                 tuple(canon.setdefault(t, t) for t in dict.fromkeys(tokens(text))) for text in texts
             )
             self._text_tokens.append(text_tokens)
-            domain = rec.domain.lower()
+            domain = domains.setdefault(rec.domain, rec.domain.lower())
             self.entries.append(
                 Entry(
                     rec.id,
@@ -338,7 +340,7 @@ class Matcher:
                     texts,
                     envs.setdefault(env := record_env(rec), env),
                     1.0 / (1.0 + spec_counts[i]),
-                    _DOMAIN_WORDS.get(domain, (domain,)),
+                    _DOMAIN_WORDS.get(domain) or domain_words.setdefault(domain, (domain,)),
                     priors.get(rec.id, 0.0),
                 )
             )
@@ -353,7 +355,7 @@ class Matcher:
         self.idf = {tok: math.log(1 + n / len(ids)) for tok, ids in self.postings.items() if len(ids) > 1}
         self.by_id = {e.id: i for i, e in enumerate(self.entries)}
         self._sig_idf = [self._idf_mass(toks[0]) if toks else 0.0 for toks in self._text_tokens]
-        del canon, envs
+        del canon, envs, domains, domain_words
         self.shadows = self._shadows(records, seeds)
 
     def _shadows(self, records: Sequence[Record], seeds: frozenset[str]) -> dict[int, dict[int, bool]]:

@@ -358,6 +358,8 @@ class RegexSet:
         for k in keyed:
             self._is_key[k] = 1
             self._automaton.add_word(self._atom_text[k], k)
+            self._atom_text[k] = ""  # the trie has it; only conjuncts are looked up as text
+        del atom_ids
         if keyed:
             self._automaton.make_automaton()
         self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
