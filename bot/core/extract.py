@@ -26,7 +26,14 @@ _SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^<>]{0,200}))?>")
 _FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
 # Markdown emphasis (**AttributeError**, _Traceback_) only as a pair around text, so identifiers
 # like torch._dynamo, __main__ and unscale_() keep their underscores.
-_MD = re.compile(r"(?<![\w\\])(\*{1,2}|_{1,2})(?=[^\s*_])([^\n]{0,300}?[^\s\\])\1(?=[\s.,:;!?]|$)", re.M)
+# The emphasised text never holds its own delimiter character, so the search for a closing
+# delimiter stops at the next one: linear time (a scan up to 300 characters from every `*` cost
+# 1.6 s on a megabyte of `*a *a …`).
+_MD = re.compile(
+    r"(?<![\w\\])(?:(\*{1,2})(?=[^\s*])([^\n*]{0,300}?[^\s\\*])\1|(_{1,2})(?=[^\s_])([^\n_]{0,300}?[^\s\\_])\3)"
+    r"(?=[\s.,:;!?]|$)",
+    re.M,
+)
 _CJK_PUNCT = str.maketrans(
     {
         "。": ".",
@@ -202,8 +209,16 @@ def clean(text: str) -> tuple[str, bool]:
     text = _SURROGATE.sub("\ufffd", text)
     text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCT)
     text = _FENCE.sub("", text)
-    text = _MD.sub(r"\2", text)
+    text = _MD.sub(_unemphasise, text)
     return text, truncated
+
+
+def _unemphasise(m: re.Match[str]) -> str:
+    if m.group(1):
+        return m.group(2)
+    if m.group(3) == "__" and m.group(4).isidentifier():
+        return m.group(0)  # `__main__`, `__init__`: a Python dunder name, not bold text
+    return m.group(4)
 
 
 def normalize(line: str) -> str:

@@ -591,6 +591,23 @@ def test_iso_timestamps_are_normalised() -> None:
     assert normalize("2024-01-02T03:04:05.123Z ERROR boom") == "<time> error boom"
 
 
+@pytest.mark.parametrize(
+    ("pasted", "cleaned"),
+    [
+        ("**AttributeError**: x", "AttributeError: x"),
+        ("_Traceback_ (most recent call last):", "Traceback (most recent call last):"),
+        ("see *this* and _that_.", "see this and that."),
+        ("__Important note__ here", "Important note here"),
+        # identifiers keep their underscores
+        ("torch._dynamo and __main__ ok", "torch._dynamo and __main__ ok"),
+        ('if __name__ == "__main__":', 'if __name__ == "__main__":'),
+        ("in __init__.py and my _my_var_ here", "in __init__.py and my _my_var_ here"),
+    ],
+)
+def test_markdown_emphasis_is_removed_but_not_from_names(pasted: str, cleaned: str) -> None:
+    assert clean(pasted)[0] == cleaned
+
+
 # ---- size limits and robustness -----------------------------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -653,6 +670,8 @@ def test_megabyte_line_without_newlines() -> None:
         "<https:",  # Slack link openers that never close
         "<@U1|",  # Slack mentions that never close
         "(*",  # markdown emphasis openers
+        "*a ",  # openers whose closing delimiter never comes (was a 300-character scan from each)
+        "_a ",
         "\x1b[",  # broken ANSI
         "'",
         "/a",  # one endless path
@@ -660,7 +679,19 @@ def test_megabyte_line_without_newlines() -> None:
         "raise A('",
         "ValueError: x\n",
     ],
-    ids=["slack-links", "slack-refs", "markdown", "ansi", "quotes", "path", "shape", "raise", "error-lines"],
+    ids=[
+        "slack-links",
+        "slack-refs",
+        "markdown",
+        "markdown-open-star",
+        "markdown-open-underscore",
+        "ansi",
+        "quotes",
+        "path",
+        "shape",
+        "raise",
+        "error-lines",
+    ],
 )
 def test_adversarial_text_completes(unit: str) -> None:
     """A quarter megabyte of one repeated unit per pattern family (each costs O(n x its bound))."""
