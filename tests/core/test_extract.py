@@ -608,6 +608,19 @@ def test_markdown_emphasis_is_removed_but_not_from_names(pasted: str, cleaned: s
     assert clean(pasted)[0] == cleaned
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "remote: Support for password authentication was removed on August 13, 2021.",
+        "The push operation includes a file which exceeds GitHub's file size restriction of 100MB.",
+        "This option is no longer supported; use --frobnicate instead",
+    ],
+)
+def test_removed_and_exceeds_wordings_are_error_lines(line: str) -> None:
+    ex = extract(f"I ran the thing and got:\n{line}\nany idea?")
+    assert ex.lines and ex.lines[0].raw == line
+
+
 # ---- size limits and robustness -----------------------------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
