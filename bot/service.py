@@ -109,7 +109,8 @@ class Errfix:
             for rid, bm in keyword:
                 kw = 0.9 * (bm / best if best else 0.0)  # bm25 is negative: nearer to best, nearer 0.9
                 scores[rid] = max(scores.get(rid, 0.0), round(kw, 4))
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        # equal to the precision people see (two decimals: near-equal BM25), the matcher decides
+        ranked = sorted(scores.items(), key=lambda kv: (-round(kv[1], 2), -fuzzy.get(kv[0], 0.0), kv[0]))[:limit]
         return [self.view(rid, s) for rid, s in ranked if self.store.has(rid)]
 
     # ---- export -------------------------------------------------------------------------
