@@ -537,6 +537,24 @@ class Matcher:
             best = max(best, self._idf_mass(t for t in toks if t in line_toks) / total if total else 0.0)
         return best
 
+    def _known_parts(
+        self, i: int, line_hits: dict[int, int], text_hits: dict[int, int], tok_cands: dict[int, float]
+    ) -> dict[str, float]:
+        """The parts of a candidate's score that cost nothing to get: regex, span, vagueness, coverage."""
+        rx_line = 1.0 if i in line_hits else 0.0
+        rx_text = 1.0 if (i in text_hits and not rx_line) else 0.0
+        hit = bool(rx_line or rx_text)
+        span = min(1.0, max(line_hits.get(i, 0), text_hits.get(i, 0)) / 40.0) if hit else 0.0
+        sig_mass = self._sig_idf[i]
+        cover = min(1.0, tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0
+        return {
+            "rx_line": rx_line,
+            "rx_text": rx_text,
+            "span": round(span, 3),
+            "spec": round(self.entries[i].specificity if hit else 0.0, 3),
+            "cover": round(cover, 3),
+        }
+
     def match(self, ex: Extracted, limit: int = 5) -> list[Candidate]:
         """Best candidates first, each with its score and the parts that made it."""
         if not self.entries:
@@ -564,42 +582,24 @@ class Matcher:
         # Fuzzy parts add at most `fuzzy_room` to the logit, so the cut is exact for the top.
         fuzzy_room = max(0.0, w.fuzzy2) + max(0.0, w.strong_fuzzy) + max(0.0, w.lcover)
         line_norms = [ln.norm for ln in lines]
+        known = {i: self._known_parts(i, line_hits, text_hits, tok_cands) for i in pool}
         # A pool can hold hundreds of regex hits in a large store (copies of a vague pattern).
-        # Only the POOL most promising by an upper bound of the logit (regex, span, specificity,
-        # coverage known; the other parts at their best) get even the cheap parts.
+        # Only the POOL most promising by an upper bound of the logit (the parts above known,
+        # the others at their best) get even the cheap parts.
         free = fuzzy_room + sum(max(0.0, getattr(w, f)) for f in ("domain", "env", "miss"))
-
-        def cheap_bound(i: int) -> tuple[float, str]:
-            e = self.entries[i]
-            rx_line = i in line_hits
-            hit = rx_line or i in text_hits
-            span = min(1.0, max(line_hits.get(i, 0), text_hits.get(i, 0)) / 40.0)
-            sig_mass = self._sig_idf[i]
-            cover = min(1.0, (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0)
-            z = w.cover * cover + e.prior + free
-            if hit:
-                z += (w.rx_line if rx_line else w.rx_text) + w.span * span + w.spec * e.specificity
-            return (-z, e.id)
-
         if len(pool) > POOL:
-            pool = set(heapq.nsmallest(POOL, pool, key=cheap_bound))
+
+            def upper(i: int) -> tuple[float, str]:
+                z = sum(getattr(w, f) * v for f, v in known[i].items()) + self.entries[i].prior + free
+                return (-z, self.entries[i].id)
+
+            pool = set(heapq.nsmallest(POOL, pool, key=upper))
         cheap: list[tuple[float, str, int, dict[str, float]]] = []
         for i in pool:
             e = self.entries[i]
-            span = max(line_hits.get(i, 0), text_hits.get(i, 0))
-            rx_line = 1.0 if i in line_hits else 0.0
-            rx_text = 1.0 if (i in text_hits and i not in line_hits) else 0.0
-            span_q = min(1.0, span / 40.0) if (rx_line or rx_text) else 0.0
-            spec = e.specificity if (rx_line or rx_text) else 0.0
-            sig_mass = self._sig_idf[i]
-            cover = min(1.0, (tok_cands.get(i, 0.0) / sig_mass) if sig_mass else 0.0)
             parts = {
-                "rx_line": rx_line,
-                "rx_text": rx_text,
-                "span": round(span_q, 3),
-                "spec": round(spec, 3),
+                **known[i],
                 "fuzzy2": 0.0,
-                "cover": round(cover, 3),
                 "domain": 1.0 if any(d in words for d in e.domain_words) else 0.0,
                 "env": round(env_agreement(e.env, ex.env), 3),
                 "strong_fuzzy": 0.0,
