@@ -2,20 +2,22 @@
 
 Record regexes come from files we do not control; some are catastrophic for a backtracking
 engine. Every pattern RE2 accepts runs on RE2 (linear time). To avoid running all of them on every
-paste, each pattern gets a set of required *atoms* (literal strings, case-folded, at least
-`MIN_ATOM` characters) such that any match must contain one of them. One Aho-Corasick pass over
-the case-folded paste finds which atoms occur; only the patterns owning one are run. Patterns with
-no usable atom (`.*`, `\\w+ \\d+`) are "unfiltered" and always run. Compiled RE2 objects of the
-filtered patterns live in a bounded LRU cache, so memory stays flat however large the store.
+paste, each pattern is reduced to a few *terms*: sets of literal strings (case-folded *atoms*)
+that must all occur, one term of which any match satisfies (`ERR.*AUTH|NOAUTH` -> {err, auth} or
+{noauth}). Each term is keyed on its rarest atom. One Aho-Corasick pass over the case-folded paste
+finds which keys occur; a term whose other atoms are there too selects its pattern, and only the
+selected patterns are run. Patterns with no literal at all (`.*`, `\\w+\\d*`) are "unfiltered" and
+always run. Compiled RE2 objects of the filtered patterns live in a bounded LRU cache, so memory
+stays flat however large the store.
 
 The prefilter is conservative: it may select a pattern that then does not match, never skip one
 that does. Results (which patterns match, and the length of the leftmost match) are exactly those
-of searching each pattern on its own with RE2, case-insensitively.
+of searching each pattern on its own with RE2, case-insensitively, unless a search is given a
+`budget` and the paste selects more patterns than that: then the least selective are skipped.
 
 The few patterns RE2 rejects (look-around, back-references) run on the `regex` module with a hard
 timeout, so one of them can cost at most `FALLBACK_TIMEOUT` per paste.
 """
-
 from __future__ import annotations
 
 import heapq
