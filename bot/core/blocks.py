@@ -357,12 +357,12 @@ def home_blocks(summary: HomeSummary) -> list[Block]:
         blocks.append(section("\n".join(rows)))
     else:
         blocks.append(context("No matched pastes this week."))
-    blocks.append(header("Fixes that worked most"))
+    blocks.append(header("Fixes that worked most this week"))
     if summary.top_fixes:
         rows = [f"• :+1: {up} `{escape(rid)}`: {escape(cut(action, 200))}" for rid, action, up in summary.top_fixes]
         blocks.append(section("\n".join(rows)))
     else:
-        blocks.append(context("No votes yet: press *Worked* on an answer."))
+        blocks.append(context("No fixes voted up this week: press *Worked* on an answer."))
     blocks.append(header("Recent pastes that matched nothing"))
     if summary.unmatched:
         rows = [f"• `{escape(cut(line, 200))}` ({when[:10]})" for line, when in summary.unmatched]

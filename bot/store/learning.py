@@ -253,7 +253,7 @@ def reaction_vote(store: Store, reply_key: str, view: MatchView, user_id: str, v
 
 
 def home_summary(store: Store, days: float = 7.0, limit: int = 5) -> HomeSummary:
-    """This week's most frequent matched errors, the fixes that worked most, unmatched pastes."""
+    """This week's most frequent matched errors and the fixes that worked most; unmatched pastes."""
     since = iso_days_ago(days)
     q = store.db.execute
     errors = [
@@ -269,9 +269,9 @@ def home_summary(store: Store, days: float = 7.0, limit: int = 5) -> HomeSummary
         (str(rid), str(action), int(up))
         for rid, action, up in q(
             "SELECT v.record_id, w.action, sum(v.value = 1) AS up FROM votes v "
-            "JOIN workarounds w ON w.record_id = v.record_id AND w.wkey = v.wkey "
+            "JOIN workarounds w ON w.record_id = v.record_id AND w.wkey = v.wkey WHERE v.created_at >= ? "
             "GROUP BY v.record_id, v.wkey HAVING up > 0 ORDER BY up DESC, v.record_id LIMIT ?",
-            [limit],
+            [since, limit],
         ).fetchall()
     ]
     unmatched = [

@@ -308,3 +308,18 @@ def test_the_instance_id_is_kept_and_shared_by_copies(seeded: Store, tmp_path: P
     other = Store(tmp_path / "other.db")
     assert other.instance_id() != first
     other.close()
+
+
+def test_home_counts_only_this_weeks_worked_votes(seeded: Store) -> None:
+    """The Home tab's "fixes that worked most" is this week's, like its frequent errors."""
+    wkeys = _keys(seeded)
+    seeded.vote("C1:1.0", SEED_ID, wkeys[0], "U1", 1)
+    seeded.vote("C1:2.0", SEED_ID, wkeys[1], "U1", 1)
+    seeded.vote("C1:2.0", SEED_ID, wkeys[1], "U2", 1)
+    assert [n for _, _, n in learning.home_summary(seeded).top_fixes] == [2, 1]
+    # the two votes on the second fix were cast three weeks ago
+    seeded.db.execute("UPDATE votes SET created_at = ? WHERE wkey = ?", [learning.iso_days_ago(21), wkeys[1]])
+    seeded.db.commit()
+    fixes = learning.home_summary(seeded).top_fixes
+    assert [(rid, n) for rid, _, n in fixes] == [(SEED_ID, 1)]
+    assert fixes[0][1] == seeded.get(SEED_ID).workarounds[0].action
