@@ -36,6 +36,7 @@ VAGUENESS_SAMPLE = 20_000  # signatures searched to estimate each regex's vaguen
 REGEX_BUDGET = 250  # filtered regexes run per searched text, most selective first (RegexSet.search)
 OPEN_DF = 300  # a word in more records than this adds to token candidates, never starts one
 POOL = 64  # candidates given the cheap parts of the score (see match)
+SAME_WORDING = 0.8  # fuzzy2 (fuzzy squared) from which a record's wording is the paste's
 SCORED = 16  # candidates scored in full (fuzzy): enough for the answer, the runners-up and a rival
 _TOKEN = re.compile(r"[a-z][a-z0-9_]{1,40}|\d+[a-z]\w{0,20}|[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
@@ -498,11 +499,14 @@ class Matcher:
         """A team record for the same error takes a bundled seed's place unless its regex is
         broader than the seed's: it recognises more signatures of other errors (a catch-all like
         `Loss.*NaN|gradient.*overflow|Inf.*backward` must not displace the seed for one precise
-        error). A one-way relation needs more: the team record must recognise this paste itself."""
+        error). A one-way relation needs more: the team record must recognise this paste itself, by
+        its regex or by its wording (fuzzy >= ~0.9: a literal regex that misses one word of the
+        paste still belongs to the same error's record)."""
         vague = self.entries[self.by_id[team.id]].specificity < self.entries[self.by_id[seed.id]].specificity
         if vague:
             return False
-        return mutual or bool(team.parts["rx_line"] or team.parts["rx_text"])
+        recognised = bool(team.parts["rx_line"] or team.parts["rx_text"]) or team.parts["fuzzy2"] >= SAME_WORDING
+        return mutual or recognised
 
     def _prefer_imported(self, ranked: list[Candidate]) -> list[Candidate]:
         """Move a team record above a seed it shadows, giving it the seed's place and logit."""

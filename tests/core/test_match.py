@@ -312,6 +312,22 @@ def test_a_team_record_that_does_not_recognise_the_paste_leaves_the_seed_first()
     assert ids(top(m, OOM_PASTE))[0] == SEED.id
 
 
+def test_a_team_record_worded_like_the_paste_takes_the_seeds_place() -> None:
+    """One-way (the seed's regex recognises the team's signature) and the team's regex is too
+    literal for this paste, but its wording is the paste's: the same error, the team's record."""
+    team = rec(
+        "team/cuda-oom",
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity)",
+        r"CUDA out of memory\. Tried to allocate 2\.00 GiB \(GPU 0",  # literal: another size misses
+        domain="pytorch",
+    )
+    m = Matcher([SEED, team], seeds=frozenset({SEED.id}))
+    assert m.shadows == {0: {1: False}}
+    paste = OOM_PASTE.replace("2.00 GiB", "512.00 MiB")
+    cands = top(m, paste)
+    assert cands[0].parts["rx_line"] == cands[0].parts["rx_text"] == 0.0 and ids(cands)[:2] == [team.id, SEED.id]
+
+
 def test_a_vague_team_record_does_not_displace_a_seed() -> None:
     catch_all = rec("team/gpu-trouble", "CUDA out of memory or other GPU trouble", r"CUDA|GPU|memory", domain="ops")
     others = [
