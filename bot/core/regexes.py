@@ -281,11 +281,116 @@ def _pattern_words(pattern: str) -> set[str]:
     return {w[:MAX_ATOM] for w in _WORD.findall(fold(pattern))}
 
 
+def _compiles(pattern: str, opts: re2.Options) -> bool:
+    try:
+        re2.compile(pattern, opts)
+    except re2.error:
+        return False
+    return True
+
+
+# ---- top-level alternatives -------------------------------------------------------------------
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Index just past the character class that starts at pattern[i] == '['."""
+    n, j = len(pattern), i + 1
+    if j < n and pattern[j] == "^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1  # a `]` first in a class is a literal
+    while j < n:
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+        elif pattern.startswith("[:", j):
+            end = pattern.find(":]", j + 2)
+            j = n if end < 0 else end + 2
+        elif c == "]":
+            return j + 1
+        else:
+            j += 1
+    return n
+
+
+def _bars(pattern: str) -> tuple[list[int], int] | None:
+    """Positions of the top-level `|` and where the group opened at 0 closes (-1 if none), or
+    None when the parentheses do not balance."""
+    bars: list[int] = []
+    first_close = -1
+    depth, i, n = 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(pattern, i)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0 and first_close < 0 and pattern[0] == "(":
+                first_close = i
+        elif c == "|" and depth == 0:
+            bars.append(i)
+        i += 1
+    return (bars, first_close) if depth == 0 else None
+
+
+def branch_spans(pattern: str) -> list[tuple[int, int]]:
+    """Where the top-level alternatives of `pattern` are, a group around the whole unwrapped
+    (`(a|b)` -> a, b); the whole pattern when there are none or the syntax could mean something
+    else here.
+
+    A pattern matches where one of its alternatives does, and its leftmost match is the leftmost
+    of theirs (the earlier alternative on a tie), so alternatives shared by many records (per
+    environment copies of one error) can be searched once for all of them.
+    """
+    whole = [(0, len(pattern))]
+    if "\\Q" in pattern or "(?" in pattern.replace("(?:", "").replace("(?P<", ""):
+        return whole  # inline flags apply across alternatives; \Q..\E quotes `|`: do not split
+    lo, hi = 0, len(pattern)
+    for _ in range(8):  # `((a|b))`: unwrap a few levels
+        body = pattern[lo:hi]
+        found = _bars(body)
+        if found is None:
+            return whole
+        bars, first_close = found
+        if bars or first_close != len(body) - 1:
+            break
+        if body.startswith("(?:"):
+            lo += 3
+        elif body.startswith("(?P<"):
+            lo += body.find(">") + 1
+        else:
+            lo += 1
+        hi -= 1
+    else:
+        return whole
+    if not bars:
+        return whole
+    edges = [-1, *bars, hi - lo]
+    return [(lo + a + 1, lo + b) for a, b in zip(edges, edges[1:], strict=False)]
+
+
+def branches(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (see branch_spans)."""
+    return [pattern[a:b] for a, b in branch_spans(pattern)]
+
+
 # ---- the set ------------------------------------------------------------------------------------
 
 
 class RegexSet:
-    """Patterns indexed once (per store version); `search` returns which ones match and how much."""
+    """Patterns indexed once (per store version); `search` returns which ones match and how much.
+
+    Internally the unit of search is a pattern's top-level alternative (see `branches`): one
+    alternative shared by many patterns runs once for all of them.
+    """
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.size = len(patterns)
@@ -302,6 +407,46 @@ class RegexSet:
                 self._add_fallback(i, pattern)
                 continue
             accepted.append(i)
+        # units: the distinct alternatives; unit u is alternative number _owner_order[k] of
+        # pattern _owner_pattern[k] for k in _owner_start[u]:_owner_start[u + 1]
+        # units: the distinct alternatives, each kept as a span of its first pattern
+        # (_unit_pattern, _unit_lo, _unit_hi: 250,000 patterns' alternatives as strings were 45 MB);
+        # unit u is alternative number _owner_order[k] of pattern _owner_pattern[k] for k in
+        # _owner_start[u]:_owner_start[u + 1]
+        unit_ids: dict[str, int] = {}
+        owners: list[list[tuple[int, int]]] = []
+        self._unit_pattern = array("i")
+        self._unit_lo = array("i")
+        self._unit_hi = array("i")
+        self._pattern_start = array("i", [0] * (len(patterns) + 1))  # pattern i's units:
+        self._pattern_unit = array("i")  # _pattern_unit[_pattern_start[i]:_pattern_start[i + 1]]
+        for i in accepted:
+            pattern = patterns[i]
+            spans = branch_spans(pattern)
+            if len(spans) > 1 and not all(_compiles(pattern[lo:hi], self._opts) for lo, hi in spans):
+                spans = [(0, len(pattern))]
+            for order, (lo, hi) in enumerate(spans):
+                u = unit_ids.setdefault(pattern[lo:hi], len(unit_ids))
+                if u == len(owners):
+                    owners.append([])
+                    self._unit_pattern.append(i)
+                    self._unit_lo.append(lo)
+                    self._unit_hi.append(hi)
+                owners[u].append((i, order))
+                self._pattern_unit.append(u)
+            self._pattern_start[i + 1] = len(self._pattern_unit)
+        for i in range(len(patterns)):  # patterns RE2 rejects own no unit: an empty range
+            self._pattern_start[i + 1] = max(self._pattern_start[i + 1], self._pattern_start[i])
+        del unit_ids
+        self._owner_start = array("i", [0])
+        self._owner_pattern = array("i")
+        self._owner_order = array("i")
+        for pairs in owners:
+            self._owner_pattern.extend(i for i, _ in pairs)
+            self._owner_order.extend(k for _, k in pairs)
+            self._owner_start.append(len(self._owner_pattern))
+        del owners
+        n_units = len(self._unit_pattern)
         # document frequency of candidate atoms: an atom many patterns offer is a poor key
         df: dict[str, int] = {}
         for i in accepted:
@@ -317,36 +462,36 @@ class RegexSet:
         self._automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS, ahocorasick.KEY_STRING)
         atom_ids: dict[str, int] = {}
         keyed: dict[int, list[int]] = {}  # trigger atom id -> terms keyed on it
-        self.unfiltered: list[int] = []  # no literal at all (`.*`): run on every search
-        self.weak: list[int] = []  # keyed on a short literal (`W/`, `6.4`): selected more often
-        # terms, flat: term t belongs to pattern _term_pattern[t] and needs the atoms
+        self.unfiltered: list[int] = []  # units with no literal at all (`.*`): run on every search
+        self.weak: list[int] = []  # units keyed on a short literal (`W/`, `6.4`): selected more often
+        # terms, flat: term t belongs to unit _term_unit[t] and needs the atoms
         # _term_atoms[_term_start[t]:_term_start[t + 1]] besides its trigger (arrays: 250,000
         # patterns' terms as Python tuples were tens of MB)
-        self._term_pattern = array("i")
+        self._term_unit = array("i")
         self._term_start = array("i", [0])
         self._term_atoms = array("i")
-        # how selective each pattern's prefilter is (its worst term's key cost): when a paste
-        # selects more than a search's budget, the most selective patterns run first
-        self._rank = array("d", [0.0] * len(patterns))
-        for i in accepted:
-            terms = required_terms(patterns[i], cost)
+        # how selective each unit's prefilter is (its worst term's key cost): when a paste
+        # selects more than a search's budget, the most selective units run first
+        self._rank = array("d", [0.0] * n_units)
+        for u in range(n_units):
+            terms = required_terms(self._unit_text(u), cost)
             if terms is None:
-                self.unfiltered.append(i)
+                self.unfiltered.append(u)
                 continue
             weak = False
             for term in terms:
                 key = trigger(term, cost)
                 weak = weak or not _usable(key)
-                self._rank[i] = max(self._rank[i], cost(key) / (1 + len(term)))
-                keyed.setdefault(atom_ids.setdefault(key, len(atom_ids)), []).append(len(self._term_pattern))
-                self._term_pattern.append(i)
+                self._rank[u] = max(self._rank[u], cost(key) / (1 + len(term)))
+                keyed.setdefault(atom_ids.setdefault(key, len(atom_ids)), []).append(len(self._term_unit))
+                self._term_unit.append(u)
                 # 1-character conjuncts (`:`, `4`) would cost more to find than they filter, and a
                 # phrase adds little to its own words: dropped
                 others = sorted(a for a in term if a != key and len(a) >= 2 and len(_WORD.findall(a)) < 2)
                 self._term_atoms.extend(atom_ids.setdefault(a, len(atom_ids)) for a in others)
                 self._term_start.append(len(self._term_atoms))
             if weak:
-                self.weak.append(i)
+                self.weak.append(u)
         # trigger atom id -> its terms, flat the same way
         self._key_start = array("i", [0] * (len(atom_ids) + 1))
         self._key_terms = array("i")
@@ -364,7 +509,7 @@ class RegexSet:
         del atom_ids
         if keyed:
             self._automaton.make_automaton()
-        self._unfiltered = [(i, re2.compile(patterns[i], self._opts)) for i in self.unfiltered]
+        self._unfiltered = [(u, re2.compile(self._unit_text(u), self._opts)) for u in self.unfiltered]
         self._fallback_at = dict(self._fallback)
 
     def matches(self, index: int, text: str) -> bool:
@@ -374,9 +519,8 @@ class RegexSet:
                 return self._fallback_at[index].search(text, timeout=FALLBACK_TIMEOUT) is not None
             except TimeoutError:
                 return False
-        if index in self.rejected:
-            return False
-        return self._compiled(index).search(text) is not None
+        units = self._pattern_unit[self._pattern_start[index] : self._pattern_start[index + 1]]
+        return any(self._compiled(u).search(text) is not None for u in units)
 
     def _add_fallback(self, index: int, pattern: str) -> None:
         try:
@@ -384,26 +528,28 @@ class RegexSet:
         except (regex.error, ValueError, OverflowError, RecursionError):
             self.rejected.append(index)
 
-    def _compiled(self, index: int) -> re2._Regexp:
-        regexp = self._cache.get(index)
+    def _unit_text(self, unit: int) -> str:
+        return self._patterns[self._unit_pattern[unit]][self._unit_lo[unit] : self._unit_hi[unit]]
+
+    def _compiled(self, unit: int) -> re2._Regexp:
+        regexp = self._cache.get(unit)
         if regexp is None:
-            regexp = self._cache[index] = re2.compile(self._patterns[index], self._opts)
+            regexp = self._cache[unit] = re2.compile(self._unit_text(unit), self._opts)
             if len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         else:
-            self._cache.move_to_end(index)
+            self._cache.move_to_end(unit)
         return regexp
 
-    def candidates(self, text: str) -> set[int]:
-        """Filtered patterns one of whose terms occurs whole in `text` (a superset of those
-        matching)."""
+    def _unit_candidates(self, text: str) -> set[int]:
+        """Filtered units one of whose terms occurs whole in `text` (a superset of those matching)."""
         found: set[int] = set()
         if self._automaton.kind != ahocorasick.AHOCORASICK:
             return found
         folded = fold(text)
         present = {k for _end, k in self._automaton.iter(folded)}
         key_start, key_terms = self._key_start, self._key_terms
-        term_start, term_atoms, term_pattern = self._term_start, self._term_atoms, self._term_pattern
+        term_start, term_atoms, term_unit = self._term_start, self._term_atoms, self._term_unit
         is_key, atom_text = self._is_key, self._atom_text
         looked: dict[int, bool] = {}
 
@@ -419,31 +565,43 @@ class RegexSet:
             for t in key_terms[key_start[k] : key_start[k + 1]]:
                 lo, hi = term_start[t], term_start[t + 1]
                 if lo == hi or all(occurs(a) for a in term_atoms[lo:hi]):
-                    found.add(term_pattern[t])
+                    found.add(term_unit[t])
         return found
+
+    def candidates(self, text: str) -> set[int]:
+        """Filtered patterns one of whose alternatives' terms occurs whole in `text` (a superset of
+        those matching)."""
+        start, owner = self._owner_start, self._owner_pattern
+        return {owner[k] for u in self._unit_candidates(text) for k in range(start[u], start[u + 1])}
 
     def search(self, text: str, budget: int | None = None) -> list[Hit]:
         """Every pattern that matches `text`, with the length of its leftmost match.
 
-        `budget` bounds the filtered patterns run: when a paste selects more (a large store with
-        many copies of a vague pattern, e.g. `911.*no`), the most selective run and the rest are
-        skipped, so one paste can never cost more than `budget` searches. None: all of them.
+        `budget` bounds the filtered alternatives run: when a paste selects more (a large store
+        with many vague patterns), the most selective run and the rest are skipped, so one paste
+        can never cost more than `budget` searches. None: all of them.
         """
         hits: list[Hit] = []
         if text:
-            selected = self.candidates(text)
+            selected = self._unit_candidates(text)
             if budget is not None and len(selected) > budget:
                 rank = self._rank
-                selected = set(heapq.nsmallest(budget, selected, key=lambda i: (rank[i], i)))
-            for index in sorted(selected):
-                m = self._compiled(index).search(text)
-                if m:
-                    hits.append(Hit(index, m.end() - m.start()))
-            for index, regexp in self._unfiltered:
+                selected = set(heapq.nsmallest(budget, selected, key=lambda u: (rank[u], u)))
+            # pattern -> (start, alternative, length) of its leftmost match: the earliest start,
+            # the earlier alternative on a tie, as the whole alternation would match
+            best: dict[int, tuple[int, int, int]] = {}
+            start, owner, order = self._owner_start, self._owner_pattern, self._owner_order
+            runs = [(u, self._compiled(u)) for u in sorted(selected)] + self._unfiltered
+            for u, regexp in runs:
                 m = regexp.search(text)
-                if m:
-                    hits.append(Hit(index, m.end() - m.start()))
-            hits.sort(key=lambda h: h.index)
+                if m is None:
+                    continue
+                for k in range(start[u], start[u + 1]):
+                    found = (m.start(), order[k], m.end() - m.start())
+                    cur = best.get(owner[k])
+                    if cur is None or found < cur:
+                        best[owner[k]] = found
+            hits = [Hit(i, best[i][2]) for i in sorted(best)]
         for index, pattern in self._fallback:
             try:
                 m = pattern.search(text, timeout=FALLBACK_TIMEOUT)

@@ -478,8 +478,8 @@ def test_pool_cut_keeps_the_answer(corpus_matcher: Matcher, paste: str, monkeypa
 
 
 def test_many_copies_of_a_vague_pattern_cannot_crowd_out_the_answer() -> None:
-    """A large store may hold hundreds of records whose regex is the same vague branch; a paste
-    selecting them all runs at most REGEX_BUDGET of them, and the specific record still wins."""
+    """A large store may hold hundreds of records sharing a vague alternative (`911.*no`): it is
+    searched once for all of them, and the specific record still wins."""
     import bot.core.match as match_module
 
     copies = 3 * match_module.REGEX_BUDGET
@@ -488,7 +488,23 @@ def test_many_copies_of_a_vague_pattern_cannot_crowd_out_the_answer() -> None:
     m = Matcher([*vague, oom])
     paste = "call 911 now\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
     ex = extract(paste)
-    assert len(m.regexes.search(ex.text, match_module.REGEX_BUDGET)) <= match_module.REGEX_BUDGET
+    assert len(m.regexes.search(ex.text, match_module.REGEX_BUDGET)) == copies + 1  # exact
+    assert ids(m.match(ex, limit=1)) == ["pytorch/oom"]
+
+
+def test_many_distinct_vague_patterns_run_within_the_budget() -> None:
+    """Hundreds of *different* vague patterns a paste selects: at most REGEX_BUDGET run, the most
+    selective first, and the specific record still wins."""
+    import bot.core.match as match_module
+
+    copies = 3 * match_module.REGEX_BUDGET
+    vague = [rec(f"junk/v{n:04d}", f"some number {n}", rf"911.*(?:no|zzq{n})") for n in range(copies)]
+    oom = rec("pytorch/oom", "torch.cuda.OutOfMemoryError: CUDA out of memory", r"CUDA out of memory")
+    m = Matcher([*vague, oom])
+    paste = "call 911 now\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    ex = extract(paste)
+    found = m.regexes.search(ex.text, match_module.REGEX_BUDGET)
+    assert len(found) <= match_module.REGEX_BUDGET and copies in {h.index for h in found}
     assert ids(m.match(ex, limit=1)) == ["pytorch/oom"]
 
 

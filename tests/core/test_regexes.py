@@ -327,3 +327,45 @@ def test_prefilter_is_exact_on_generated_patterns(patterns: list[str], texts: li
             lit = regex.sub(r"\\(.)", r"\1", regex.sub(r"[()|?*+\[\]]|\(\?:|\\s|\\w|\.", "", p))
             probe = text + lit.upper() + text
             assert {i: s for i, s in hits(rs, probe).items() if compiled[i] is not None} == _brute(compiled, probe)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    shared=st.lists(_patterns(), min_size=1, max_size=3),
+    own=st.lists(_patterns(), min_size=1, max_size=6),
+    picks=st.lists(st.lists(st.integers(0, 8), min_size=1, max_size=4), min_size=1, max_size=8),
+    texts=st.lists(st.text(alphabet=_ALPHABET + "xyz", max_size=40), min_size=1, max_size=5),
+)
+def test_alternatives_shared_by_patterns_give_each_pattern_its_own_result(
+    shared: list[str], own: list[str], picks: list[list[int]], texts: list[str]
+) -> None:
+    """Patterns made of alternatives, several shared between patterns (searched once for all):
+    which patterns match and their leftmost match lengths are those of each pattern alone."""
+    pool = shared + own
+    patterns = ["|".join(pool[k % len(pool)] for k in pick) for pick in picks]
+    patterns += [f"({p})" for p in patterns[:2]] + ["x(?i)y|z", "[|]|zz"]  # unwrapped; not split
+    rs = RegexSet(patterns)
+    compiled = _re2_all(patterns)
+    for text in texts:
+        assert {i: s for i, s in hits(rs, text).items() if compiled[i] is not None} == _brute(compiled, text)
+        for i, c in enumerate(compiled):
+            if c is not None:
+                assert rs.matches(i, text) == bool(text and c.search(text)) or not text
+
+
+def test_branches_split_only_at_the_top_level() -> None:
+    assert regexes.branches("(a|b)") == ["a", "b"]
+    assert regexes.branches("(?:x(y|z)|w)") == ["x(y|z)", "w"]
+    assert regexes.branches("(a|b)c") == ["(a|b)c"]
+    assert regexes.branches(r"a\|b") == [r"a\|b"]
+    assert regexes.branches("[|]|x") == ["[|]", "x"]
+    assert regexes.branches("[]|]x|y") == ["[]|]x", "y"]
+    assert regexes.branches("(?i)a|b") == ["(?i)a|b"]  # an inline flag reaches across: not split
+    assert regexes.branches("a|") == ["a", ""]
+
+
+def test_copies_of_a_vague_alternative_are_searched_once() -> None:
+    patterns = [f"zq{n}word failed|911.*no" for n in range(500)]
+    rs = RegexSet(patterns)
+    assert len(rs._unit_pattern) == 501
+    assert set(hits(rs, "call 911 now")) == set(range(500))
