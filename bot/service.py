@@ -63,9 +63,10 @@ class Errfix:
             if version >= self._matcher_version:
                 self._matcher, self._matcher_version = matcher, version
         # The index lives until the next store version and holds no reference cycles: moving it
-        # out of the cyclic collector's reach means a full collection never walks it (at 250,000
-        # records that walk stalled every thread for about a second). A replaced index is still
-        # freed by reference counting.
+        # out of the cyclic collector's reach means a full collection never walks it again (at
+        # 250,000 records each walk stalled every thread for about a second). A replaced index is
+        # still freed by reference counting. Collect first: garbage frozen would never be freed.
+        gc.collect()
         gc.freeze()
 
     @property

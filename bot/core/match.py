@@ -587,10 +587,12 @@ class Matcher:
         fuzzy_room = max(0.0, w.fuzzy2) + max(0.0, w.strong_fuzzy) + max(0.0, w.lcover)
         line_norms = [ln.norm for ln in lines]
         known = {i: self._known_parts(i, line_hits, text_hits, tok_cands) for i in pool}
+        whole_pool = pool
         # A pool can hold hundreds of regex hits in a large store (copies of a vague pattern).
         # Only the POOL most promising by an upper bound of the logit (the parts above known,
-        # the others at their best) get even the cheap parts.
-        free = fuzzy_room + sum(max(0.0, getattr(w, f)) for f in ("domain", "env", "miss"))
+        # the others at their best: env is in [-1, 1], domain and miss in [0, 1]) get even the
+        # cheap parts.
+        free = fuzzy_room + abs(w.env) + max(0.0, w.domain) + max(0.0, w.miss)
         if len(pool) > POOL:
 
             def upper(i: int) -> tuple[float, str]:
@@ -598,10 +600,10 @@ class Matcher:
                 return (-z, self.entries[i].id)
 
             pool = set(heapq.nsmallest(POOL, pool, key=upper))
-        cheap: list[tuple[float, str, int, dict[str, float]]] = []
-        for i in pool:
+
+        def cheap_parts(i: int) -> dict[str, float]:
             e = self.entries[i]
-            parts = {
+            return {
                 **known[i],
                 "fuzzy2": 0.0,
                 "domain": 1.0 if any(d in words for d in e.domain_words) else 0.0,
@@ -612,13 +614,8 @@ class Matcher:
                 "prior": e.prior,
                 "close": 0.0,
             }
-            cheap.append((w.logit(parts) + fuzzy_room, e.id, i, parts))
-        cheap.sort(key=lambda c: (-c[0], c[1]))
-        out: list[Candidate] = []
-        best: list[float] = []  # min-heap of the SCORED highest exact logits so far
-        for bound, _id, i, parts in cheap:
-            if len(best) >= SCORED and bound + 1e-3 < best[0]:
-                break  # neither this nor any later candidate can enter the top SCORED
+
+        def scored_in_full(i: int, parts: dict[str, float]) -> Candidate:
             e = self.entries[i]
             fz, strong, best_line, close = 0.0, 0.0, None, 0.0
             for ln, norm in fuzzy_lines:
@@ -642,11 +639,45 @@ class Matcher:
             if rejected:  # "Not this error" on similar pastes (bot/core/rejections.py); not a fitted weight
                 parts["rejected"] = -rejected
             parts["z"] = round(w.logit(parts) + parts.get("rejected", 0.0), 4)
-            out.append(Candidate(e.id, 0.0, parts))
-            if len(best) < SCORED:
-                heapq.heappush(best, parts["z"])
-            elif parts["z"] > best[0]:
-                heapq.heapreplace(best, parts["z"])
+            return Candidate(e.id, 0.0, parts)
+
+        cheap = sorted(
+            ((w.logit(parts) + fuzzy_room, self.entries[i].id, i, parts) for i in pool for parts in [cheap_parts(i)]),
+            key=lambda c: (-c[0], c[1]),
+        )
+        keep = max(SCORED, limit)
+        out: list[Candidate] = []
+        best: list[float] = []  # min-heap of the `keep` highest exact logits so far
+        done = 0
+        for bound, _id, i, parts in cheap:
+            if len(best) >= keep and bound + 1e-3 < best[0]:
+                break  # neither this nor any later candidate can enter the top `keep`
+            out.append(scored_in_full(i, parts))
+            done += 1
+            if len(best) < keep:
+                heapq.heappush(best, out[-1].parts["z"])
+            elif out[-1].parts["z"] > best[0]:
+                heapq.heapreplace(best, out[-1].parts["z"])
+        # The margin needs the best *different* error: if all those scored are variants of one
+        # error, go on (in bound order) until the best different one is certain.
+        top = max(out, key=lambda c: (c.parts["z"], c.id), default=None)
+        if top is not None and done < len(cheap) and self.rival([top.id, *(c.id for c in out)]) is None:
+            rival_z: float | None = None
+            for bound, _id, i, parts in cheap[done:]:
+                if rival_z is not None and bound + 1e-3 < rival_z:
+                    break
+                cand = scored_in_full(i, parts)
+                out.append(cand)
+                if not self.same_error(top.id, cand.id):
+                    rival_z = cand.parts["z"] if rival_z is None else max(rival_z, cand.parts["z"])
+        # A team record that takes a seed's place must be scored whatever its own rank.
+        if self.shadows:
+            have = {c.id for c in out}
+            for c in list(out):
+                for j in self.shadows.get(self.by_id[c.id], ()):
+                    if j in whole_pool and self.entries[j].id not in have:
+                        have.add(self.entries[j].id)
+                        out.append(scored_in_full(j, cheap_parts(j)))
         out.sort(key=lambda c: (-c.parts["z"], c.id))
         out = self._prefer_imported(out)
         strong = any(ln.weight >= 0.8 for ln in ex.lines)

@@ -453,11 +453,14 @@ class RegexSet:
             for a in _pattern_words(patterns[i]):
                 df[a] = df.get(a, 0) + 1
 
-        def cost(atom: str) -> float:
+        def word_cost(atom: str) -> float:
+            return df.get(atom, 1) + 4.0 / len(atom) + (0.0 if _usable(atom) else WEAK)
+
+        def cost(atom: str) -> float:  # not recursive: a self-referencing closure is a GC cycle
             words = _WORD.findall(atom)
             if len(words) >= 2:  # a phrase: rarer than its rarest word, but a longer key to store
-                return min(cost(w) for w in words) / 2 + 1.0
-            return df.get(atom, 1) + 4.0 / len(atom) + (0.0 if _usable(atom) else WEAK)
+                return min(word_cost(w) for w in words) / 2 + 1.0
+            return word_cost(atom)
 
         self._automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS, ahocorasick.KEY_STRING)
         atom_ids: dict[str, int] = {}
@@ -579,7 +582,9 @@ class RegexSet:
 
         `budget` bounds the filtered alternatives run: when a paste selects more (a large store
         with many vague patterns), the most selective run and the rest are skipped, so one paste
-        can never cost more than `budget` searches. None: all of them.
+        can never cost more than `budget` searches; a pattern whose skipped alternative would have
+        matched is then missed, or measured by another of its alternatives. None: all of them,
+        and the result is exact.
         """
         hits: list[Hit] = []
         if text:

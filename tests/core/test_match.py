@@ -538,3 +538,54 @@ def test_matching_a_variant_of_the_same_error_is_not_vagueness(monkeypatch: pyte
         spec = {e.id: e.specificity for e in Matcher(records).entries}
         assert spec["t/oom/linux"] == spec["t/oom/windows"] == 1.0
         assert spec["t/vague"] < 0.5
+
+
+def test_a_team_record_ranked_low_still_takes_the_seeds_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the top SCORED candidates get fuzzy scores; a team record that shadows the seed must
+    be scored wherever it ranks, or it could never take the seed's place."""
+    import bot.core.match as match_module
+
+    seed = rec("python/foo-error", "FooError: widget frobnication failed", r"frobnication failed|Frobnizieren")
+    team = rec("team/foo-error", "Fehler beim Frobnizieren widget", r"frobnication failed$")
+    fillers = [
+        rec(f"team/filler{k}", f"BarError: widget zorp code 7 item{k}", rf"widget zorp code 7 item{k}|\(code 7\)")
+        for k in range(2 * match_module.SCORED)
+    ]
+    m = Matcher([seed, team, *fillers], seeds=frozenset({seed.id}))
+    paste = "Traceback (most recent call last):\nFooError: widget frobnication failed (code 7)\n"
+    assert ids(m.match(extract(paste), limit=2)) == [team.id, seed.id]
+
+
+def test_the_margin_is_over_the_best_different_error_even_past_the_scored_top(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bot.core.match as match_module
+
+    variants = [
+        rec(f"python/foo-error/v{k}", "FooError: widget frobnication failed", "FooError: widget frobnication failed")
+        for k in range(match_module.SCORED + 4)
+    ]
+    other = rec("python/bar-error/x", "BarError: widget frobnication stalled", "widget frobnication")
+    m = Matcher([*variants, other])
+    paste = "FooError: widget frobnication failed\n"
+    cut = m.match(extract(paste), limit=1)[0]
+    monkeypatch.setattr(match_module, "SCORED", 10**6)
+    full = m.match(extract(paste), limit=1)[0]
+    assert cut.parts["margin"] == full.parts["margin"] < 5.0
+
+
+def test_building_an_index_leaves_no_cyclic_garbage() -> None:
+    """errfix freezes the index after installing it (gc.freeze): cyclic garbage made while
+    building would be frozen with it and never freed."""
+    import gc
+
+    records = [rec(f"t/r{k}", f"Failure number {k}: widget broke", rf"widget broke|failure {k}") for k in range(50)]
+    gc.collect()
+    gc.disable()  # no automatic collection may hide what the build leaves behind
+    try:
+        m = Matcher(records)
+        m.match(extract("Failure number 3: widget broke"))
+        del m
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
