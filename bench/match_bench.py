@@ -55,6 +55,7 @@ from typing import Any
 from bot.core.extract import extract
 from bot.core.match import REGEX_TEXT_LIMIT, Matcher
 from bot.core.records import Record
+from bot.core.regexes import class_end
 from bot.store.files import load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,7 +107,7 @@ def literal_word_ends(pattern: str) -> list[int]:
             else:
                 i += 2
         elif c == "[":
-            i = _class_end(pattern, i)
+            i = class_end(pattern, i)
         elif c == "(" and pattern.startswith("(?", i):
             if pattern.startswith("(?P=", i):
                 end = pattern.find(")", i)
@@ -121,28 +122,6 @@ def literal_word_ends(pattern: str) -> list[int]:
     if run_start is not None and n - run_start >= 3:
         ends.append(n)
     return ends
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """Index just past the character class that starts at pattern[i] == '['."""
-    n = len(pattern)
-    j = i + 1
-    if j < n and pattern[j] == "^":
-        j += 1
-    if j < n and pattern[j] == "]":
-        j += 1
-    while j < n:
-        c = pattern[j]
-        if c == "\\":
-            j += 2
-        elif c == "[" and pattern.startswith("[:", j):
-            end = pattern.find(":]", j + 2)
-            j = n if end < 0 else end + 2
-        elif c == "]":
-            return j + 1
-        else:
-            j += 1
-    return n
 
 
 def vary_regex(pattern: str, word: str, every: bool = True) -> str:

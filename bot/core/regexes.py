@@ -292,7 +292,7 @@ def _compiles(pattern: str, opts: re2.Options) -> bool:
 # ---- top-level alternatives -------------------------------------------------------------------
 
 
-def _class_end(pattern: str, i: int) -> int:
+def class_end(pattern: str, i: int) -> int:
     """Index just past the character class that starts at pattern[i] == '['."""
     n, j = len(pattern), i + 1
     if j < n and pattern[j] == "^":
@@ -325,7 +325,7 @@ def _bars(pattern: str) -> tuple[list[int], int] | None:
             i += 2
             continue
         if c == "[":
-            i = _class_end(pattern, i)
+            i = class_end(pattern, i)
             continue
         if c == "(":
             depth += 1
