@@ -578,7 +578,7 @@ class Matcher:
         q_tokens = set(t for ln in lines for t in tokens(ln.norm))
         if not q_tokens:  # no error-looking line: the words of the paste may still name one
             q_tokens = set(tokens(normalize(ex.text[-4000:])))
-        words = set(_WORD.findall(ex.text[-REGEX_TEXT_LIMIT:].lower()))
+        words = set(_WORD.findall(tail.lower()))
         tok_cands = self._token_candidates(q_tokens, 40)
         pool = set(line_hits) | set(text_hits) | set(tok_cands)
         # Cheap parts first, for the whole pool; the fuzzy parts (rapidfuzz over every line and
@@ -641,10 +641,11 @@ class Matcher:
             parts["z"] = round(w.logit(parts) + parts.get("rejected", 0.0), 4)
             return Candidate(e.id, 0.0, parts)
 
-        cheap = sorted(
-            ((w.logit(parts) + fuzzy_room, self.entries[i].id, i, parts) for i in pool for parts in [cheap_parts(i)]),
-            key=lambda c: (-c[0], c[1]),
-        )
+        cheap = []
+        for i in pool:
+            parts = cheap_parts(i)
+            cheap.append((w.logit(parts) + fuzzy_room, self.entries[i].id, i, parts))
+        cheap.sort(key=lambda c: (-c[0], c[1]))
         keep = max(SCORED, limit)
         out: list[Candidate] = []
         best: list[float] = []  # min-heap of the `keep` highest exact logits so far

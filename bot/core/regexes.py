@@ -401,12 +401,10 @@ class RegexSet:
         self._cache: OrderedDict[int, re2._Regexp] = OrderedDict()
         accepted: list[int] = []
         for i, pattern in enumerate(patterns):
-            try:
-                re2.compile(pattern, self._opts)  # a check only: the object is not kept
-            except re2.error:
+            if _compiles(pattern, self._opts):  # a check only: the object is not kept
+                accepted.append(i)
+            else:
                 self._add_fallback(i, pattern)
-                continue
-            accepted.append(i)
         # units: the distinct alternatives; unit u is alternative number _owner_order[k] of
         # pattern _owner_pattern[k] for k in _owner_start[u]:_owner_start[u + 1]
         # units: the distinct alternatives, each kept as a span of its first pattern

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import bot.core.match as match_module
 from bot.core.extract import extract
 from bot.core.match import Candidate, Matcher, wrapped_sentences
 from bot.core.records import Record
@@ -432,8 +433,6 @@ def test_any_paste_gets_scores_in_unit_interval(matcher: Matcher, paste: str) ->
 
 def test_sampled_vagueness_keeps_seed_shadows_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past VAGUENESS_SAMPLE records vagueness is estimated, but seed/team pairs stay exact."""
-    import bot.core.match as match_module
-
     records = [SEED, TEAM] + [rec(f"team/filler-{n}", f"filler error {n}", rf"filler error {n}\b") for n in range(9)]
     exact = Matcher(records, seeds=frozenset({SEED.id}))
     monkeypatch.setattr(match_module, "VAGUENESS_SAMPLE", 3)
@@ -460,8 +459,6 @@ def test_fuzzy_scoring_cut_keeps_the_top_exact(
 ) -> None:
     """Fuzzy parts are computed only while a candidate could still reach the top SCORED; the
     answer and runners-up are those of scoring every candidate in full."""
-    import bot.core.match as match_module
-
     cut = top(corpus_matcher, paste, limit=3)
     monkeypatch.setattr(match_module, "SCORED", 10**6)
     full = top(corpus_matcher, paste, limit=3)
@@ -470,41 +467,34 @@ def test_fuzzy_scoring_cut_keeps_the_top_exact(
 
 @pytest.mark.parametrize("paste", CORPUS_PASTES)
 def test_pool_cut_keeps_the_answer(corpus_matcher: Matcher, paste: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.core.match as match_module
-
     cut = top(corpus_matcher, paste, limit=3)
     monkeypatch.setattr(match_module, "POOL", 10**6)
     assert ids(cut) == ids(top(corpus_matcher, paste, limit=3))
 
 
-def test_many_copies_of_a_vague_pattern_cannot_crowd_out_the_answer() -> None:
-    """A large store may hold hundreds of records sharing a vague alternative (`911.*no`): it is
-    searched once for all of them, and the specific record still wins."""
-    import bot.core.match as match_module
-
+@pytest.mark.parametrize(
+    ("vague_regex", "shared"),
+    [
+        # copies share the vague alternative: it is searched once for all, and exactly
+        (r"911.*no|zzq{n}", True),
+        # each copy is a different pattern: at most REGEX_BUDGET run, the most selective first
+        (r"911.*(?:no|zzq{n})", False),
+    ],
+)
+def test_hundreds_of_vague_patterns_cannot_crowd_out_the_answer(vague_regex: str, shared: bool) -> None:
+    """A large store may hold hundreds of records whose regex a paste selects through one vague
+    alternative (`911.*no`); searching stays bounded and the specific record still wins."""
     copies = 3 * match_module.REGEX_BUDGET
-    vague = [rec(f"junk/v{n:04d}", f"some number {n}", r"911.*no|zzq" + str(n)) for n in range(copies)]
+    vague = [rec(f"junk/v{n:04d}", f"some number {n}", vague_regex.format(n=n)) for n in range(copies)]
     oom = rec("pytorch/oom", "torch.cuda.OutOfMemoryError: CUDA out of memory", r"CUDA out of memory")
     m = Matcher([*vague, oom])
-    paste = "call 911 now\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
-    ex = extract(paste)
-    assert len(m.regexes.search(ex.text, match_module.REGEX_BUDGET)) == copies + 1  # exact
-    assert ids(m.match(ex, limit=1)) == ["pytorch/oom"]
-
-
-def test_many_distinct_vague_patterns_run_within_the_budget() -> None:
-    """Hundreds of *different* vague patterns a paste selects: at most REGEX_BUDGET run, the most
-    selective first, and the specific record still wins."""
-    import bot.core.match as match_module
-
-    copies = 3 * match_module.REGEX_BUDGET
-    vague = [rec(f"junk/v{n:04d}", f"some number {n}", rf"911.*(?:no|zzq{n})") for n in range(copies)]
-    oom = rec("pytorch/oom", "torch.cuda.OutOfMemoryError: CUDA out of memory", r"CUDA out of memory")
-    m = Matcher([*vague, oom])
-    paste = "call 911 now\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
-    ex = extract(paste)
-    found = m.regexes.search(ex.text, match_module.REGEX_BUDGET)
-    assert len(found) <= match_module.REGEX_BUDGET and copies in {h.index for h in found}
+    ex = extract("call 911 now\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    found = {h.index for h in m.regexes.search(ex.text, match_module.REGEX_BUDGET)}
+    assert copies in found  # the specific pattern always runs
+    if shared:
+        assert found == set(range(copies + 1))
+    else:
+        assert len(found) <= match_module.REGEX_BUDGET
     assert ids(m.match(ex, limit=1)) == ["pytorch/oom"]
 
 
@@ -524,8 +514,6 @@ def test_a_hard_wrapped_error_matches_its_regex() -> None:
 def test_matching_a_variant_of_the_same_error_is_not_vagueness(monkeypatch: pytest.MonkeyPatch) -> None:
     """Per-environment variants recognise each other's signatures: that is one error, so their
     regexes stay specific. A regex that also recognises other errors' signatures is vague."""
-    import bot.core.match as match_module
-
     records = [
         rec("t/oom/linux", "CUDA out of memory on linux", r"CUDA out of memory"),
         rec("t/oom/windows", "CUDA out of memory on windows", r"CUDA out of memory"),
@@ -540,11 +528,9 @@ def test_matching_a_variant_of_the_same_error_is_not_vagueness(monkeypatch: pyte
         assert spec["t/vague"] < 0.5
 
 
-def test_a_team_record_ranked_low_still_takes_the_seeds_place(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_team_record_ranked_low_still_takes_the_seeds_place() -> None:
     """Only the top SCORED candidates get fuzzy scores; a team record that shadows the seed must
     be scored wherever it ranks, or it could never take the seed's place."""
-    import bot.core.match as match_module
-
     seed = rec("python/foo-error", "FooError: widget frobnication failed", r"frobnication failed|Frobnizieren")
     team = rec("team/foo-error", "Fehler beim Frobnizieren widget", r"frobnication failed$")
     fillers = [
@@ -559,8 +545,6 @@ def test_a_team_record_ranked_low_still_takes_the_seeds_place(monkeypatch: pytes
 def test_the_margin_is_over_the_best_different_error_even_past_the_scored_top(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import bot.core.match as match_module
-
     variants = [
         rec(f"python/foo-error/v{k}", "FooError: widget frobnication failed", "FooError: widget frobnication failed")
         for k in range(match_module.SCORED + 4)
