@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store import open_store
 from bot.store.files import load
 

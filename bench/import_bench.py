@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store.files import load
 from bot.store.store import Store
 

@@ -43,8 +43,8 @@ from typing import Any
 
 import aiohttp
 
-from bot.service import Errfix
-from bot.slack.fake_api import BOT_TOKEN, TEAM_ID, Call, FakeSlack, FakeSlackThread, User, sign
+from bot.fakeslack.api import BOT_TOKEN, TEAM_ID, Call, FakeSlack, FakeSlackThread, User, sign
+from bot.service.errfix import Errfix
 from bot.store import open_store
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
 """`python -m bot` runs the errfix command line."""
 
-from bot.cli import main
+from bot.cli.main import main
 
 raise SystemExit(main())

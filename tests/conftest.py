@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.store.store import Store
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """The `errfix` command-line contract: what other tools and checks call, exactly as documented.
 
-Most tests call `bot.cli.main` in-process (fast); the ones about stderr and tracebacks, and the
+Most tests call `bot.cli.main.main` in-process (fast); the ones about stderr and tracebacks, and the
 issue's done-when check, run `python -m bot` in a subprocess, the real entry point.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import build_parser
+from bot.cli.main import build_parser
 from bot.core.records import Record
 from bot.core.views import workaround_key
 from bot.store.store import Store

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.core.records import Record
-from bot.lint import adversarial_inputs, lint, literal_runs, redos_problem
 from bot.store import open_store
+from bot.store.lint import adversarial_inputs, lint, literal_runs, redos_problem
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "seeds"

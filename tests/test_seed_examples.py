@@ -14,7 +14,7 @@ import pytest
 
 from bot.core.records import Record
 from bot.core.views import Diagnosis
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store import bundled_seeds, open_store
 from bot.store.files import load
 

@@ -9,7 +9,7 @@ What runs, all on 127.0.0.1:
 
 * the errfix app exactly as `errfix serve --http` builds it (`build_app` + `web_app`: the same
   listeners, middleware, signature check and SQLite store), on `port`: POST /slack/events;
-* the fake Slack (`bot.slack.fake_api.FakeSlack`) on its own port, as the app's Web API
+* the fake Slack (`bot.fakeslack.api.FakeSlack`) on its own port, as the app's Web API
   (ERRFIX_SLACK_API_URL) and response_url host; it stores the workspace's messages;
 * the page (bot/demo/static/) and its small JSON API under /demo/api/, added to the app's
   aiohttp application. The page never calls errfix: a message, a slash command, a button or a
@@ -35,9 +35,9 @@ from aiohttp import web
 
 from bot.config import Settings
 from bot.demo.examples import examples
+from bot.fakeslack.api import BOT_USER_ID, JSON, Delivery, EventsLink, FakeSlack, User, channel_type
+from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import EVENTS_PATH, build_app, check_tokens, web_app
-from bot.slack.fake_api import BOT_USER_ID, JSON, Delivery, EventsLink, FakeSlack, User, channel_type
-from bot.worker import AsyncErrfix
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 HOST = "127.0.0.1"

@@ -29,13 +29,13 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings
-from bot.ops.http import add_routes
-from bot.ops.metrics import Metrics
+from bot.serve.http import add_routes
+from bot.service.async_errfix import AsyncErrfix
 from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
 from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
 from bot.slack.observe import MeteredWebClient, ObserveEvents
-from bot.worker import AsyncErrfix
+from bot.telemetry.metrics import Metrics
 
 EVENTS_PATH = "/slack/events"
 REFUSED_TOKEN = frozenset(

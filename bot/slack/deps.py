@@ -20,8 +20,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
+from bot.service.async_errfix import AsyncErrfix
 from bot.slack.middleware import RateLimiter
-from bot.worker import AsyncErrfix
 
 SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
 Listener = Callable[..., Awaitable[None]]

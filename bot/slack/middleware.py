@@ -21,7 +21,7 @@ from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.worker import AsyncErrfix
+from bot.service.async_errfix import AsyncErrfix
 
 HANDLED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 MESSAGE_EVENTS = frozenset({"message", "app_mention"})

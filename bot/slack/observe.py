@@ -24,10 +24,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
-from bot.ops.logs import bind_event
-from bot.ops.metrics import Metrics
 from bot.slack.answers import paste_text
 from bot.slack.middleware import MESSAGE_EVENTS, Next, RateLimiter, event_of
+from bot.telemetry.logs import bind_event
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger("errfix.slack")
 

@@ -17,7 +17,7 @@ import bot.core.match as match_module
 from bot.core.extract import extract
 from bot.core.match import Candidate, Matcher, wrapped_sentences
 from bot.core.records import Record
-from bot.service import REPLY_THRESHOLD
+from bot.service.errfix import REPLY_THRESHOLD
 from bot.store.files import load
 
 

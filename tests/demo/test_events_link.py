@@ -23,7 +23,7 @@ from aiohttp.test_utils import TestServer
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.fake_api import BOT_USER_ID, EventsLink, FakeSlack, User, channel_type
+from bot.fakeslack.api import BOT_USER_ID, EventsLink, FakeSlack, User, channel_type
 
 SECRET = "link-secret"
 CHANNEL, DM = "C_GENERAL", "D_BOT"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot.demo.examples import CHOSEN, EXAMPLES_DIR, examples
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store import open_store
 from tests.conftest import REPO
 

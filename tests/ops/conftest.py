@@ -23,7 +23,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from bot.slack.fake_api import FakeSlack, User
+from bot.fakeslack.api import FakeSlack, User
 from tests.conftest import full, minimal
 
 ALICE = "U_ALICE"
@@ -105,7 +105,7 @@ async def fake() -> AsyncIterator[FakeSlack]:
 
 @pytest.fixture
 def log_stream() -> Iterator[io.StringIO]:
-    """A stream that `bot.ops.logs.configure(stream=…)` can write to; the root logger is put back."""
+    """A stream that `bot.telemetry.logs.configure(stream=…)` can write to; the root logger is put back."""
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     yield io.StringIO()

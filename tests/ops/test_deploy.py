@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import build_parser
-from bot.ops.http import ops_app
-from bot.worker import AsyncErrfix
+from bot.cli.main import build_parser
+from bot.serve.http import ops_app
+from bot.service.async_errfix import AsyncErrfix
 from tests.conftest import REPO
 
 DEPLOY = REPO / "deploy"
@@ -129,9 +129,9 @@ def test_the_build_context_builds_the_wheel_with_the_script_and_the_seeds(tmp_pa
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         entry_points = zf.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "errfix = bot.cli:main" in entry_points
+    assert "errfix = bot.cli.main:main" in entry_points
     assert sum(n.startswith("bot/_seeds/") and n.endswith(".json") for n in names) > 100
-    assert "bot/ops/cli.py" in names and "bot/slack/app.py" in names
+    assert "bot/cli/ops.py" in names and "bot/slack/app.py" in names
 
 
 # ---- docker-compose.yml -------------------------------------------------------------------------

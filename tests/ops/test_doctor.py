@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.fakeslack.api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from bot.ops import doctor
-from bot.slack.fake_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from bot.store import open_store
 from tests.conftest import CliRunner
 from tests.slack.test_manifest import listed

@@ -16,12 +16,12 @@ import pytest_asyncio
 from aiohttp.test_utils import TestServer
 
 from bot.config import Settings
-from bot.ops import logs
-from bot.ops.metrics import Metrics
-from bot.ops.service import ServeErrfix
+from bot.fakeslack.api import FakeSlack, User, sign
+from bot.serve.observed import ServeErrfix
 from bot.slack.app import build_app, web_app
 from bot.slack.deps import Activity
-from bot.slack.fake_api import FakeSlack, User, sign
+from bot.telemetry import logs
+from bot.telemetry.metrics import Metrics
 from tests.ops.conftest import ALICE, metric
 from tests.slack.conftest import CHANNEL, PASTE, RECORD, event_body, message_event, slack_escape
 

@@ -13,11 +13,11 @@ from typing import Any
 import aiohttp
 import pytest_asyncio
 
-from bot.ops.metrics import Metrics
-from bot.ops.resync import resyncing
-from bot.ops.service import ServeErrfix
-from bot.slack.fake_api import APP_TOKEN, BOT_TOKEN, FakeSlack, sign
+from bot.fakeslack.api import APP_TOKEN, BOT_TOKEN, FakeSlack, sign
+from bot.serve.observed import ServeErrfix
+from bot.serve.resync import resyncing
 from bot.store.store import Store
+from bot.telemetry.metrics import Metrics
 from tests.ops.conftest import (
     ALICE,
     Upstream,

@@ -21,11 +21,11 @@ import pytest_asyncio
 from aiohttp.test_utils import TestServer
 
 from bot.config import Settings
+from bot.fakeslack.api import APP_ID, BOT_TOKEN, TEAM_ID, FakeSlack, User, sign
+from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, web_app
 from bot.slack.deps import Activity
-from bot.slack.fake_api import APP_ID, BOT_TOKEN, TEAM_ID, FakeSlack, User, sign
 from bot.store.store import Store
-from bot.worker import AsyncErrfix
 
 SECRET = "test-signing-secret"
 CHANNEL, OTHER_CHANNEL = "C_GENERAL", "C_RANDOM"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.fake_api import BOT_ID, sign
+from bot.fakeslack.api import BOT_ID, sign
 from bot.store.store import Store
 from tests.slack.conftest import (
     ALICE,

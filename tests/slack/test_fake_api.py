@@ -24,7 +24,7 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.fake_api import BOT_USER_ID, Call, FakeSlack, FakeSlackThread, User, sign
+from bot.fakeslack.api import BOT_USER_ID, Call, FakeSlack, FakeSlackThread, User, sign
 
 CHANNEL, OTHER = "C_GENERAL", "C_RANDOM"
 

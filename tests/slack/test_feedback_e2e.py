@@ -9,8 +9,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from bot.cli import main
-from bot.slack.fake_api import User
+from bot.cli.main import main
+from bot.fakeslack.api import User
 from bot.store.store import Store
 from tests.slack.conftest import ALICE, BOB, CHANNEL, RECORD, ROBOT, Bot, all_text, buttons, slack_escape
 

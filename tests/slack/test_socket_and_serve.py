@@ -14,10 +14,10 @@ import pytest
 import pytest_asyncio
 
 from bot.config import ConfigError, load_settings
+from bot.fakeslack.api import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack, sign
+from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, socket_handler
 from bot.slack.deps import Activity
-from bot.slack.fake_api import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack, sign
-from bot.worker import AsyncErrfix
 from tests.procs import clean_env, errfix_command, free_port
 from tests.slack.conftest import (
     ALICE,

@@ -17,7 +17,7 @@ from bot.core.extract import normalize
 from bot.core.records import Record
 from bot.core.rejections import PER_USER
 from bot.core.views import FOLDED, Tally, workaround_key
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store import learning, open_store
 from bot.store.store import Store
 from tests.conftest import SEED_ID, copy_db, minimal, seed_json

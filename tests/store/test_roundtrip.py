@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.cli import main
+from bot.cli.main import main
 from bot.core.records import FIELDS, Record
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store.files import load
 from bot.store.store import Store
 from tests.conftest import CORPUS_SIZE, copy_db, read_jsonl, write_json, write_jsonl

@@ -12,8 +12,8 @@ import sqlite3
 from aiohttp import web
 
 from bot.errors import StoreError
-from bot.ops.metrics import CONTENT_TYPE, Metrics
-from bot.worker import AsyncErrfix
+from bot.service.async_errfix import AsyncErrfix
+from bot.telemetry.metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger("errfix.serve")
 

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from bot.core.views import Diagnosis
-from bot.ops.metrics import Metrics
-from bot.service import Errfix
+from bot.service.async_errfix import AsyncErrfix
+from bot.service.errfix import Errfix
 from bot.store.store import Store
-from bot.worker import AsyncErrfix
+from bot.telemetry.metrics import Metrics
 
 T = TypeVar("T")
 log = logging.getLogger("errfix.serve")

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.errors import InvalidInput
-from bot.lint import lint
 from bot.store.files import DEFAULT_MAX_BYTES
+from bot.store.lint import lint
 from bot.store.store import Store
 
 EXIT_OK, EXIT_PROBLEMS = 0, 2

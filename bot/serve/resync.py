@@ -16,9 +16,9 @@ import time
 from collections.abc import AsyncIterator
 
 from bot.errors import InvalidRecords
-from bot.ops.metrics import Metrics
-from bot.ops.service import ServeErrfix
 from bot.ops.sync import SyncError, SyncReport, display_url, sync_once
+from bot.serve.observed import ServeErrfix
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger("errfix.sync")
 

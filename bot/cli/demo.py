@@ -22,7 +22,7 @@ Add = Callable[[str, Handler, str], argparse.ArgumentParser]
 
 
 def register(add: Add) -> None:
-    """Add the `demo` command through bot.cli's `add(name, handler, help)`."""
+    """Add the `demo` command through bot.cli.main's `add(name, handler, help)`."""
     p = add("demo", cmd_demo, "try errfix in a browser: a local Slack-like channel, no Slack needed")
     p.add_argument("--port", type=int, default=3000, help="port on 127.0.0.1 (default: 3000; 0 picks a free one)")
 

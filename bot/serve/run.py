@@ -21,13 +21,13 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 
 from bot.config import Settings, load_settings
-from bot.ops import logs
-from bot.ops.http import ops_app
-from bot.ops.metrics import Metrics
-from bot.ops.resync import resyncing
-from bot.ops.service import ServeErrfix
+from bot.serve.http import ops_app
+from bot.serve.observed import ServeErrfix
+from bot.serve.resync import resyncing
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler, web_app
 from bot.slack.deps import Activity
+from bot.telemetry import logs
+from bot.telemetry.metrics import Metrics
 
 Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 DEFAULT_HTTP_PORT = 3000
@@ -35,7 +35,7 @@ log = logging.getLogger("errfix.serve")
 
 
 def register(add: Add) -> None:
-    """Add the `serve` subcommand through bot.cli's `add(name, handler, help)`."""
+    """Add the `serve` subcommand through bot.cli.main's `add(name, handler, help)`."""
     p = add("serve", cmd_serve, "run the Slack bot (Socket Mode if SLACK_APP_TOKEN is set, else HTTP)")
     p.add_argument("--http", action="store_true", help="serve the Events API over HTTP even if SLACK_APP_TOKEN is set")
     p.add_argument("--host", default="0.0.0.0", help="HTTP address to listen on (default: 0.0.0.0)")

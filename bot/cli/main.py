@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot import learn_cli, lint_cli
+from bot.cli import demo as demo_cli
+from bot.cli import learn as learn_cli
+from bot.cli import lint as lint_cli
+from bot.cli import ops as ops_cli
 from bot.core import render
-from bot.demo import cli as demo_cli
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
-from bot.ops import cli as ops_cli
-from bot.service import Errfix
-from bot.slack import cli as slack_cli
+from bot.serve import run as slack_cli
+from bot.service.errfix import Errfix
 from bot.store import default_db_path, open_store
 from bot.store.files import DEFAULT_MAX_BYTES, load
 

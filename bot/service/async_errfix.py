@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from bot.core.blocks import HomeSummary
 from bot.core.views import Diagnosis, MatchView
 from bot.errors import NotFound
-from bot.service import Errfix
+from bot.service.errfix import Errfix
 from bot.store import learning, open_store
 
 T = TypeVar("T")

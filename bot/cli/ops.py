@@ -26,7 +26,7 @@ EXIT_OK, EXIT_FAIL = 0, 1
 
 
 def register(add: Add) -> None:
-    """Add sync, backup, restore and doctor through bot.cli's `add(name, handler, help)`."""
+    """Add sync, backup, restore and doctor through bot.cli.main's `add(name, handler, help)`."""
     p = add("sync", cmd_sync, "fetch records from an HTTP(S) URL (JSON or JSONL) and bring the store in step")
     p.add_argument("url", metavar="URL")
     p.add_argument("--timeout", type=float, default=60, help="seconds for the whole fetch (default: 60)")
