@@ -221,17 +221,11 @@ def report(outcomes: Sequence[Outcome], reference: Sequence[Outcome], horizon: i
     )
 
 
-def run_policies(
-    policies: Sequence[tuple[str, Scorer]], args: argparse.Namespace, error_model: str
-) -> None:
+def run_policies(policies: Sequence[tuple[str, Scorer]], args: argparse.Namespace, error_model: str) -> None:
     """Simulate every policy on the same worlds and print a table (first policy = reference)."""
-    worlds = [
-        make_world(random.Random(args.seed * 1_000_003 + r), args.horizon, error_model)
-        for r in range(args.runs)
-    ]
+    worlds = [make_world(random.Random(args.seed * 1_000_003 + r), args.horizon, error_model) for r in range(args.runs)]
     wrong = sum(
-        max(range(len(w.prior)), key=lambda i: (w.prior[i], -i))
-        != max(range(len(w.truth)), key=lambda i: w.truth[i])
+        max(range(len(w.prior)), key=lambda i: (w.prior[i], -i)) != max(range(len(w.truth)), key=lambda i: w.truth[i])
         for w in worlds
     )
     print(
@@ -240,23 +234,16 @@ def run_policies(
         f"({wrong / len(worlds):.0%})"
     )
     at = str(args.regret_at)
-    print(
-        f"{'':<27}{'median votes':^15} {'best first <=10':^17} {'regret@' + at:^17} "
-        f"{'regret - row 1':>14}"
-    )
+    print(f"{'':<27}{'median votes':^15} {'best first <=10':^17} {'regret@' + at:^17} {'regret - row 1':>14}")
     header = (
-        f"{'policy':<27}{'all':>7} {'wrong':>7} {'all':>8} {'wrong':>8} {'all':>8} {'wrong':>8}"
-        f" {'(paired, 2se)':>14}"
+        f"{'policy':<27}{'all':>7} {'wrong':>7} {'all':>8} {'wrong':>8} {'all':>8} {'wrong':>8} {'(paired, 2se)':>14}"
     )
     print(header)
     print("-" * len(header))
     results = [
         (
             name,
-            [
-                simulate(w, score, args.flip, args.regret_at, args.seed * 7919 + r)
-                for r, w in enumerate(worlds)
-            ],
+            [simulate(w, score, args.flip, args.regret_at, args.seed * 7919 + r) for r, w in enumerate(worlds)],
         )
         for name, score in policies
     ]
@@ -282,7 +269,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--regret-at", type=int, default=50, help="votes counted in regret")
     ap.add_argument("--flip", type=float, default=0.1, help="share of votes flipped")
     ap.add_argument(
-        "--error-model", choices=("flat", "evidence", "both"), default="both",
+        "--error-model",
+        choices=("flat", "evidence", "both"),
+        default="both",
         help="record-rate error: flat ±0.3, or shrinking with evidence_count",
     )
     ap.add_argument("--sweep", action="store_true", help="also sweep the prior weight")
@@ -306,8 +295,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         sweep: list[tuple[str, Scorer]] = []
         for base, per_log, cap in (
             (rank.PRIOR_BASE, rank.PRIOR_PER_LOG_EVIDENCE, rank.PRIOR_CAP),
-            (1.0, 0.0, 1.0), (2.0, 0.0, 2.0), (4.5, 0.0, 4.5), (8.0, 0.0, 8.0),
-            (2.0, 1.0, 8.0), (2.0, 1.0, 1e9),
+            (1.0, 0.0, 1.0),
+            (2.0, 0.0, 2.0),
+            (4.5, 0.0, 4.5),
+            (8.0, 0.0, 8.0),
+            (2.0, 1.0, 8.0),
+            (2.0, 1.0, 1e9),
         ):
             label = f"mean n0={base:g}+{per_log:g}ln,cap{cap:g}"
             sweep.append((label, mean_rule(weight_fn(base, per_log, cap))))

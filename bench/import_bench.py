@@ -112,8 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     totals = [r["total_s"] for r in runs]
     summary = {
         "corpus": str(args.corpus.resolve()),
-        "corpus_mb": round(sum(f.stat().st_size for f in ([args.corpus] if args.corpus.is_file()
-                                                           else args.corpus.rglob("*.json*"))) / 1e6, 2),
+        "corpus_mb": round(
+            sum(f.stat().st_size for f in ([args.corpus] if args.corpus.is_file() else args.corpus.rglob("*.json*")))
+            / 1e6,
+            2,
+        ),
         "records": n,
         "repeat": args.repeat,
         "cpus": os.cpu_count(),
@@ -131,13 +134,19 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary))
         return 0
     s = summary
-    print(f"import of {s['records']} records ({s['corpus_mb']} MB JSONL) into a new SQLite database, "
-          f"{s['repeat']} runs, {s['cpus']} CPUs")
+    print(
+        f"import of {s['records']} records ({s['corpus_mb']} MB JSONL) into a new SQLite database, "
+        f"{s['repeat']} runs, {s['cpus']} CPUs"
+    )
     print(f"  {s['records_per_s_median']:,} records/s (median run)")
-    print(f"  per-run time: median {s['run_s_median']:.3f} s, p99 {s['run_s_p99']:.3f} s "
-          f"(read+validate {s['load_s_median']:.3f} s, write {s['write_s_median']:.3f} s)")
-    print(f"  re-import, unchanged: {s['reimport_unchanged_s_median']:.3f} s (median; of which comparing "
-          f"content hashes {s['reimport_compare_s_median']:.3f} s, nothing written)")
+    print(
+        f"  per-run time: median {s['run_s_median']:.3f} s, p99 {s['run_s_p99']:.3f} s "
+        f"(read+validate {s['load_s_median']:.3f} s, write {s['write_s_median']:.3f} s)"
+    )
+    print(
+        f"  re-import, unchanged: {s['reimport_unchanged_s_median']:.3f} s (median; of which comparing "
+        f"content hashes {s['reimport_compare_s_median']:.3f} s, nothing written)"
+    )
     print(f"  export: {s['export_s_median']:.3f} s (median)")
     print(f"  database size: {s['db_mb']:.1f} MB")
     print("  corpus: deadends.dev public error data")

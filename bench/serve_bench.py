@@ -123,12 +123,27 @@ class Load:
         return self.slack.run(add(), timeout=120)
 
     def body(self, message: dict[str, Any]) -> str:
-        event = {"type": "message", "channel": message["channel"], "channel_type": "channel",
-                 "user": message["user"], "text": message["text"], "ts": message["ts"], "team": TEAM_ID,
-                 "event_ts": message["ts"]}  # fmt: skip
-        return json.dumps({"token": "legacy", "team_id": TEAM_ID, "api_app_id": "A_FAKE", "type": "event_callback",
-                           "event_id": f"EvB{message['ts'].replace('.', '')}", "event_time": int(time.time()),
-                           "event": event})  # fmt: skip
+        event = {
+            "type": "message",
+            "channel": message["channel"],
+            "channel_type": "channel",
+            "user": message["user"],
+            "text": message["text"],
+            "ts": message["ts"],
+            "team": TEAM_ID,
+            "event_ts": message["ts"],
+        }
+        return json.dumps(
+            {
+                "token": "legacy",
+                "team_id": TEAM_ID,
+                "api_app_id": "A_FAKE",
+                "type": "event_callback",
+                "event_id": f"EvB{message['ts'].replace('.', '')}",
+                "event_time": int(time.time()),
+                "event": event,
+            }
+        )
 
     async def send(self, session: aiohttp.ClientSession, message: dict[str, Any]) -> float:
         body = self.body(message)
@@ -176,8 +191,17 @@ class Load:
         sustained = len(found) / span if found else 0.0
         p99 = percentile(latencies, 0.99)
         ok = len(found) == count and sustained >= 0.9 * rate and p99 <= max_p99
-        return Step(rate, count, len(found), round(sustained, 1), round(percentile(latencies, 0.5), 1),
-                    round(p99, 1), round(max(latencies, default=float("nan")), 1), round(cpu_ms, 2), ok)  # fmt: skip
+        return Step(
+            rate,
+            count,
+            len(found),
+            round(sustained, 1),
+            round(percentile(latencies, 0.5), 1),
+            round(p99, 1),
+            round(max(latencies, default=float("nan")), 1),
+            round(cpu_ms, 2),
+            ok,
+        )
 
 
 async def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
@@ -202,11 +226,31 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     with FakeSlackThread(fake) as slack:
         port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ERRFIX_"))}
-        env.update(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, ERRFIX_SLACK_API_URL=slack.base_url,
-                   ERRFIX_DB=str(tmp / "errfix.db"), ERRFIX_MAX_REPLIES_PER_MINUTE="1000000")  # fmt: skip
+        env.update(
+            SLACK_BOT_TOKEN=BOT_TOKEN,
+            SLACK_SIGNING_SECRET=SECRET,
+            ERRFIX_SLACK_API_URL=slack.base_url,
+            ERRFIX_DB=str(tmp / "errfix.db"),
+            ERRFIX_MAX_REPLIES_PER_MINUTE="1000000",
+        )
         log = (tmp / "serve.log").open("wb")
-        proc = subprocess.Popen([*errfix_command(), "serve", "--http", "--host", "127.0.0.1", "--port", str(port),
-                                 "--env-file", os.devnull], env=env, cwd=tmp, stdout=log, stderr=log)  # fmt: skip
+        proc = subprocess.Popen(
+            [
+                *errfix_command(),
+                "serve",
+                "--http",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--env-file",
+                os.devnull,
+            ],
+            env=env,
+            cwd=tmp,
+            stdout=log,
+            stderr=log,
+        )
         try:
             await wait_healthy(f"http://127.0.0.1:{port}/healthz", proc)
             load = Load(slack, f"http://127.0.0.1:{port}/slack/events", pastes, proc.pid)
@@ -224,16 +268,23 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             proc.wait(timeout=60)
             log.close()
     best = max((s for s in steps if s.sustained_ok), key=lambda s: s.sustained, default=None)
-    return {"pastes": len(pastes), "warmup_answered": warm.answered, "steps": [asdict(s) for s in steps],
-            "sustained_events_per_s": best.sustained if best else 0.0,
-            "p99_ms_at_sustained": best.p99_ms if best else None, "cores": os.cpu_count(),
-            "cpu_ms_per_event": statistics.median(s.cpu_ms_per_event for s in steps) if steps else None}  # fmt: skip
+    return {
+        "pastes": len(pastes),
+        "warmup_answered": warm.answered,
+        "steps": [asdict(s) for s in steps],
+        "sustained_events_per_s": best.sustained if best else 0.0,
+        "p99_ms_at_sustained": best.p99_ms if best else None,
+        "cores": os.cpu_count(),
+        "cpu_ms_per_event": statistics.median(s.cpu_ms_per_event for s in steps) if steps else None,
+    }
 
 
 def _row(s: Step) -> str:
     mark = "ok" if s.sustained_ok else "NOT sustained"
-    return (f"| {s.rate:>6g} | {s.sent:>5} | {s.answered:>5} | {s.sustained:>8.1f} | {s.p50_ms:>7.1f} | "
-            f"{s.p99_ms:>7.1f} | {s.max_ms:>7.1f} | {s.cpu_ms_per_event:>6.2f} | {mark} |")  # fmt: skip
+    return (
+        f"| {s.rate:>6g} | {s.sent:>5} | {s.answered:>5} | {s.sustained:>8.1f} | {s.p50_ms:>7.1f} | "
+        f"{s.p99_ms:>7.1f} | {s.max_ms:>7.1f} | {s.cpu_ms_per_event:>6.2f} | {mark} |"
+    )
 
 
 def main() -> int:
@@ -254,9 +305,11 @@ def main() -> int:
         print(json.dumps(result))
     else:
         p99 = result["p99_ms_at_sustained"]
-        print(f"\nsustained: {result['sustained_events_per_s']} events/s with p99 {p99} ms to chat.postMessage "
-              f"({result['pastes']} distinct pastes, {result['cores']} cores shared with the load and the fake); "
-              f"errfix used {result['cpu_ms_per_event']:.2f} ms of CPU per event (median over steps)")
+        print(
+            f"\nsustained: {result['sustained_events_per_s']} events/s with p99 {p99} ms to chat.postMessage "
+            f"({result['pastes']} distinct pastes, {result['cores']} cores shared with the load and the fake); "
+            f"errfix used {result['cpu_ms_per_event']:.2f} ms of CPU per event (median over steps)"
+        )
     return 0
 
 

@@ -122,9 +122,12 @@ def _flag(name: str, raw: str) -> bool:
 
 
 def load_settings(
-    environ: Mapping[str, str] | None = None, *, env_file: str | Path | None = ".env",
-    db: str | None = None, http: bool = False,
-) -> Settings:  # fmt: skip
+    environ: Mapping[str, str] | None = None,
+    *,
+    env_file: str | Path | None = ".env",
+    db: str | None = None,
+    http: bool = False,
+) -> Settings:
     """Settings from `environ` (default: os.environ) over `env_file`; `db` (--db) wins over ERRFIX_DB.
 
     `http` says the Events API will be served, which needs the signing secret; Socket Mode

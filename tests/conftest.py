@@ -147,12 +147,19 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
     return run
 
 
-def run_module(*argv: str | Path, stdin: str = "", cwd: Path | None = None,
-               env: dict[str, str] | None = None) -> Result:
+def run_module(
+    *argv: str | Path, stdin: str = "", cwd: Path | None = None, env: dict[str, str] | None = None
+) -> Result:
     """Run `python -m bot ARGS…` in a subprocess: the real entry point, real stderr."""
     proc = subprocess.run(
         [sys.executable, "-m", "bot", *map(str, argv)],
-        input=stdin, capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, timeout=300,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=cwd,
+        env=env,
+        timeout=300,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

@@ -55,12 +55,15 @@ def _no_traceback(err: str) -> None:
 
 def _mixed_files(tmp_path: Path) -> tuple[list[Path], list[str], list[str]]:
     """Two files with valid and invalid records: (paths, valid ids, expected problem lines)."""
-    a = write_jsonl(tmp_path / "in" / "a.jsonl", [
-        minimal("new/1"),
-        minimal("new/2", workarounds=[{"action": "x", "success_rate": "0.5"}], evidence_count=-1),
-        minimal("new/3"),
-        full("new/4"),
-    ])
+    a = write_jsonl(
+        tmp_path / "in" / "a.jsonl",
+        [
+            minimal("new/1"),
+            minimal("new/2", workarounds=[{"action": "x", "success_rate": "0.5"}], evidence_count=-1),
+            minimal("new/3"),
+            full("new/4"),
+        ],
+    )
     b = write_json(tmp_path / "in" / "b.json", [minimal("new/5"), minimal("new/6", first_seen="last tuesday")])
     b_second_line = [n for n, line in enumerate(b.read_text().split("\n"), 1) if line == "  {"][1]
     problems = [
@@ -100,8 +103,10 @@ def test_skip_invalid_imports_the_valid_ones_and_lists_the_rest(
     r = cli("import", "--skip-invalid", *paths, "--db", seeded_db)
     assert r.code == 0
     assert r.err_lines == [f"skipped: {p}" for p in problems]
-    assert r.out.splitlines() == ["imported 4 record(s): 4 added, 0 changed, 0 unchanged, 0 removed",
-                                  "3 problem(s) skipped"]
+    assert r.out.splitlines() == [
+        "imported 4 record(s): 4 added, 0 changed, 0 unchanged, 0 removed",
+        "3 problem(s) skipped",
+    ]
     store = Store(seeded_db)
     try:
         assert all(store.has(rid) for rid in valid)
@@ -164,8 +169,11 @@ def _write_50mb(path: Path) -> None:
 
 BAD_FILES: list[tuple[str, Any, str]] = [
     ("not-json.jsonl", b"RuntimeError: this is a log, not JSON\n", ":1: not valid JSON: Expecting value"),
-    ("wrong-types.json", {"id": "t/w", "signature": "x", "regex": "x", "confidence": "high"},
-     ":1: t/w: confidence: Input should be a valid number"),
+    (
+        "wrong-types.json",
+        {"id": "t/w", "signature": "x", "regex": "x", "confidence": "high"},
+        ":1: t/w: confidence: Input should be a valid number",
+    ),
     ("not-an-object.json", [["a", "b"]], ":2: ?: (record): expected an object, got list"),
     ("big.jsonl", _write_50mb, ": file too large (52.4 MB; the limit is 34 MB)"),
     ("junk.jsonl", bytes(range(256)) * 64, ": binary data, not a JSON text file"),
@@ -269,7 +277,7 @@ def test_match_jsonl_batch_keeps_order_and_ids(cli: CliRunner, seeded_db: Path) 
         {"id": "first", "text": NAN_PASTE},
         {"id": 2, "text": "good morning everyone"},
         {"id": None, "text": ""},
-        {"id": "last", "text": f"Traceback (most recent call last):\n  File \"train.py\", line 9\n{NAN_PASTE}"},
+        {"id": "last", "text": f'Traceback (most recent call last):\n  File "train.py", line 9\n{NAN_PASTE}'},
     ]
     stdin = "\n".join(json.dumps(i) for i in items[:2]) + "\n\n" + "\n".join(json.dumps(i) for i in items[2:]) + "\n"
     r = cli("match", "--jsonl", "--db", seeded_db, stdin=stdin)

@@ -23,8 +23,15 @@ def db(tmp_path: Path) -> Path:
     path = tmp_path / "team.db"
     store = open_store(path)
     learning.learn_alias(store, SEED_ID, LINE, "U_ALICE")
-    learning.log_paste(store, channel="C1", ts="1.0", line="RuntimeError: CUDA error: out of memory",
-                       record_id=SEED_ID, score=0.7, replied=True)  # fmt: skip
+    learning.log_paste(
+        store,
+        channel="C1",
+        ts="1.0",
+        line="RuntimeError: CUDA error: out of memory",
+        record_id=SEED_ID,
+        score=0.7,
+        replied=True,
+    )
     learning.reject(store, channel="C1", message_ts="1.0", record_id=SEED_ID, user_id="U_BOB")
     store.close()
     return path
@@ -107,11 +114,13 @@ def test_unlearn_removes_one_lesson_and_the_matcher_forgets_it(cli: CliRunner, d
     ("argv", "message"),
     [
         (["unlearn", "alias", SEED_ID, "never learned"], "errfix: no learned alias 'never learned' for"),
-        (["unlearn", "rejection", SEED_ID, "runtimeerror: cuda error: out of memory", "--user", "U_ALICE"],
-         "errfix: no learned rejection 'runtimeerror: cuda error: out of memory' by U_ALICE for"),
+        (
+            ["unlearn", "rejection", SEED_ID, "runtimeerror: cuda error: out of memory", "--user", "U_ALICE"],
+            "errfix: no learned rejection 'runtimeerror: cuda error: out of memory' by U_ALICE for",
+        ),
         (["unlearn", "alias", SEED_ID, LINE, "--user", "U_ALICE"], "errfix: --user is for rejections"),
     ],
-)  # fmt: skip
+)
 def test_unlearning_what_is_not_there_is_one_line_and_exit_2(
     cli: CliRunner, db: Path, argv: list[str], message: str
 ) -> None:
@@ -136,9 +145,7 @@ def _export(cli: CliRunner, db: Path, out: Path) -> dict[str, dict[str, Any]]:
     return {row["id"]: row for row in read_jsonl(out)}
 
 
-def test_an_export_imported_into_a_new_database_shows_the_same_rates_and_order(
-    tmp_path: Path, cli: CliRunner
-) -> None:
+def test_an_export_imported_into_a_new_database_shows_the_same_rates_and_order(tmp_path: Path, cli: CliRunner) -> None:
     db = _voted(tmp_path, cli)
     shown = _show(cli, db)
     rows = _export(cli, db, tmp_path / "export.jsonl")

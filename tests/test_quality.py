@@ -23,3 +23,9 @@ def test_ruff() -> None:
 def test_mypy() -> None:
     proc = _run("mypy")  # the packages to check come from [tool.mypy] in pyproject.toml
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_format() -> None:
+    """One formatter for everyone: a diff here means `ruff format bot tests bench` was not run."""
+    proc = _run("ruff", "format", "--check", "--no-cache", "bot", "tests", "bench")
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -29,8 +29,12 @@ MAX_VALUE = 2_000
 
 # action_id prefixes (an actions block needs unique action ids, so per-item ones get a suffix)
 VOTE_UP, VOTE_DOWN, NOT_THIS, SHARE, THIS_ONE = (
-    "errfix_vote_up", "errfix_vote_down", "errfix_not_this", "errfix_share", "errfix_this_one"
-)  # fmt: skip
+    "errfix_vote_up",
+    "errfix_vote_down",
+    "errfix_not_this",
+    "errfix_share",
+    "errfix_this_one",
+)
 
 USAGE = (
     "*errfix* finds the fix for a pasted error.\n"
@@ -194,9 +198,16 @@ def _dead_ends(view: MatchView, limit: int) -> list[Block]:
 
 
 def _answer(
-    view: MatchView, sure: bool, locale: str, others: Sequence[MatchView], note: str,
-    max_fixes: int, max_how: int, max_dead: int, buttons: bool,
-) -> list[Block]:  # fmt: skip
+    view: MatchView,
+    sure: bool,
+    locale: str,
+    others: Sequence[MatchView],
+    note: str,
+    max_fixes: int,
+    max_how: int,
+    max_dead: int,
+    buttons: bool,
+) -> list[Block]:
     r = view.record
     title = escape(cut(signature_of(view, locale), 800))
     blocks = [section(f"*{title}*\n{how_sure(view.score, sure)} · `{escape(r.id)}`")]
@@ -227,9 +238,14 @@ def _answer(
 
 
 def answer_blocks(
-    view: MatchView, *, sure: bool, locale: str = "en", others: Sequence[MatchView] = (), note: str = "",
+    view: MatchView,
+    *,
+    sure: bool,
+    locale: str = "en",
+    others: Sequence[MatchView] = (),
+    note: str = "",
     buttons: bool = True,
-) -> list[Block]:  # fmt: skip
+) -> list[Block]:
     """The thread answer: signature and how sure, cause, ranked fixes with votes, dead ends, docs."""
     budgets = [(5, 400, 5), (5, 200, 3), (3, 120, 2), (3, 0, 1), (1, 0, 0)]
     return smallest_fit([partial(_answer, view, sure, locale, others, note, f, h, d, buttons) for f, h, d in budgets])
@@ -297,8 +313,9 @@ def record_text(view: MatchView, locale: str = "en") -> str:
     return cut(escape(f"{view.id}: {signature_of(view, locale)}"), MAX_FALLBACK)
 
 
-def _search(query: str, results: Sequence[MatchView], learn_line: str | None, share: bool,
-            max_results: int, max_line: int) -> list[Block]:  # fmt: skip
+def _search(
+    query: str, results: Sequence[MatchView], learn_line: str | None, share: bool, max_results: int, max_line: int
+) -> list[Block]:
     blocks = [section(f"*Results for “{escape(cut(query, 200))}”:*")]
     line = cut(learn_line, max_line) if learn_line else None
     for i, m in enumerate(results[:max_results]):

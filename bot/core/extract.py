@@ -82,7 +82,11 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         re.compile(r"^\s{0,8}(?:fatal|FATAL|Fatal|error|ERROR|Error|E|F)(?:\s{0,3}\[[^\]]{0,40}\])?\s{0,3}[:!]\s"),
     ),
     ("deprecation", 0.3, re.compile(r"\b(?:FutureWarning|DeprecationWarning|PendingDeprecationWarning)\b")),
-    ("warning", 0.45, re.compile(r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)")),
+    (
+        "warning",
+        0.45,
+        re.compile(r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)"),
+    ),
     (
         "cuda",
         0.85,
@@ -115,7 +119,10 @@ _CHAIN = re.compile(r"During handling of the above exception|The above exception
 
 # Normalisation of volatile parts, for fuzzy comparison only.
 _NORM = [
-    (re.compile(r"\b\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"), " <time> "),  # lower-cased
+    (
+        re.compile(r"\b\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"),
+        " <time> ",
+    ),  # lower-cased
     (re.compile(r"\b0x[0-9a-f]{4,}\b", re.I), " <hex> "),
     (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?", re.I), " <path> "),
     (re.compile(r"https?://\S{1,500}"), " <url> "),

@@ -329,9 +329,7 @@ class Matcher:
                     normalize(t) for t in [rec.signature, *rec.aliases, *learned_aliases.get(rec.id, [])] if t.strip()
                 )
             )
-            text_tokens = tuple(
-                tuple(canon.setdefault(t, t) for t in dict.fromkeys(tokens(text))) for text in texts
-            )
+            text_tokens = tuple(tuple(canon.setdefault(t, t) for t in dict.fromkeys(tokens(text))) for text in texts)
             self._text_tokens.append(text_tokens)
             domain = domains.setdefault(rec.domain, rec.domain.lower())
             self.entries.append(

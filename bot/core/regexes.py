@@ -18,6 +18,7 @@ of searching each pattern on its own with RE2, case-insensitively, unless a sear
 The few patterns RE2 rejects (look-around, back-references) run on the `regex` module with a hard
 timeout, so one of them can cost at most `FALLBACK_TIMEOUT` per paste.
 """
+
 from __future__ import annotations
 
 import heapq

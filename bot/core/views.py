@@ -110,9 +110,13 @@ FOLDED = "errfix_votes_folded"
 
 
 def updated_record(
-    rec: Record, tallies: dict[str, Tally], learned_aliases: list[str], *, source: str = "",
+    rec: Record,
+    tallies: dict[str, Tally],
+    learned_aliases: list[str],
+    *,
+    source: str = "",
     last_worked: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """One record as export writes it: this team's votes folded into its rates, learned aliases added.
 
     * each voted workaround's ``success_rate``: its posterior mean (``rank.posterior``);

@@ -86,9 +86,12 @@ class Demo:
             await self.fake.start(HOST)
             self.errfix = AsyncErrfix(self.db_path)  # a new database gets the bundled seeds
             settings = Settings(
-                bot_token=self.fake.token, signing_secret=self.signing_secret, db_path=self.db_path,
-                slack_api_url=self.fake.base_url, max_replies_per_minute=self.replies_per_minute,
-            )  # fmt: skip
+                bot_token=self.fake.token,
+                signing_secret=self.signing_secret,
+                db_path=self.db_path,
+                slack_api_url=self.fake.base_url,
+                max_replies_per_minute=self.replies_per_minute,
+            )
             app = build_app(settings, self.errfix)
             await check_tokens(app, settings, socket_mode=False)
             application = web_app(app, self.errfix)
@@ -129,8 +132,12 @@ class Demo:
         application.router.add_static("/demo/static/", STATIC_DIR, append_version=False)
         application.router.add_get("/demo/api/examples", self.get_examples)
         application.router.add_get("/demo/api/state", self.get_state)
-        for name, handler in (("message", self.post_message), ("action", self.post_action),
-                              ("reaction", self.post_reaction), ("home", self.post_home)):  # fmt: skip
+        for name, handler in (
+            ("message", self.post_message),
+            ("action", self.post_action),
+            ("reaction", self.post_reaction),
+            ("home", self.post_home),
+        ):
             application.router.add_post(f"/demo/api/{name}", _json_api(handler))
 
     async def index(self, request: web.Request) -> web.Response:
@@ -165,9 +172,15 @@ class Demo:
         users = {u.id: {"name": u.name or u.id, "bot": u.is_bot} for u in self.fake.users.values()}
         channels = [{"id": c, "name": name, "kind": channel_type(c)} for c, name in CHANNELS.items()]
         return {
-            "version": self.fake.version, "me": ME.id, "bot": BOT_USER_ID, "users": users, "channels": channels,
-            "messages": messages, "ephemerals": mine, "home": self.fake.home_views.get(ME.id),
-        }  # fmt: skip
+            "version": self.fake.version,
+            "me": ME.id,
+            "bot": BOT_USER_ID,
+            "users": users,
+            "channels": channels,
+            "messages": messages,
+            "ephemerals": mine,
+            "home": self.fake.home_views.get(ME.id),
+        }
 
     def _link(self) -> EventsLink:
         if self.link is None:
@@ -206,8 +219,9 @@ class Demo:
         if not any(m.get("ts") == message_ts and m.get("channel") == channel for m in known):
             raise BadRequest(f"message_ts: no message {message_ts} in {channel}")
         thread_ts = _str(data, "thread_ts", required=False) or None
-        delivery = await self._link().click(channel, ME.id, action, message_ts=message_ts, ephemeral=ephemeral,
-                                            thread_ts=thread_ts)  # fmt: skip
+        delivery = await self._link().click(
+            channel, ME.id, action, message_ts=message_ts, ephemeral=ephemeral, thread_ts=thread_ts
+        )
         return _delivered(delivery)
 
     async def post_reaction(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -223,8 +237,13 @@ class Demo:
 
     async def post_home(self, data: dict[str, Any]) -> dict[str, Any]:
         """I opened errfix's Home tab: Slack sends `app_home_opened`."""
-        event = {"type": "app_home_opened", "user": ME.id, "channel": "D_ERRFIX", "tab": "home",
-                 "event_ts": f"{time.time():.6f}"}  # fmt: skip
+        event = {
+            "type": "app_home_opened",
+            "user": ME.id,
+            "channel": "D_ERRFIX",
+            "tab": "home",
+            "event_ts": f"{time.time():.6f}",
+        }
         return _delivered(await self._link().event(event))
 
 

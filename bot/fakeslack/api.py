@@ -39,16 +39,35 @@ TEAM_ID, BOT_USER_ID, BOT_ID, APP_ID = "T_FAKE", "U_BOT", "B_BOT", "A_FAKE"
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
 # what auth.test and every bot-token call report in the x-oauth-scopes header, as Slack does
 # (deploy/slack-manifest.yml's bot scopes); set `FakeSlack.scopes` to play a token missing some
-BOT_SCOPES = ("app_mentions:read", "channels:history", "groups:history", "im:history", "chat:write", "commands",
-              "reactions:read", "users:read", "files:read")  # fmt: skip
+BOT_SCOPES = (
+    "app_mentions:read",
+    "channels:history",
+    "groups:history",
+    "im:history",
+    "chat:write",
+    "commands",
+    "reactions:read",
+    "users:read",
+    "files:read",
+)
 KEPT_HEADERS = ("Authorization", "Content-Type", "User-Agent")
 MAX_TEXT, MAX_BLOCKS, MAX_BLOCKS_JSON, MAX_HOME_BLOCKS = 40_000, 50, 13_000, 100
 TEXT_LIMITS = {"section": 3_000, "context": 3_000, "header": 150}
 MAX_ID, MAX_BUTTON_VALUE, MAX_RESPONSE_URL_USES = 255, 2_000, 5
 ENVELOPE_TYPES = ("events_api", "slash_commands", "interactive")
 # Web API methods that change what a person would see (they bump FakeSlack.version)
-CHANGING_METHODS = frozenset({"chat.postMessage", "chat.update", "chat.postEphemeral", "chat.delete", "reactions.add",
-                              "reactions.remove", "views.publish", "response_url"})  # fmt: skip
+CHANGING_METHODS = frozenset(
+    {
+        "chat.postMessage",
+        "chat.update",
+        "chat.postEphemeral",
+        "chat.delete",
+        "reactions.add",
+        "reactions.remove",
+        "views.publish",
+        "response_url",
+    }
+)
 
 
 class SlackError(Exception):
@@ -227,10 +246,18 @@ class FakeSlack:
     it they count up from 1700000000.000100. `max_calls` bounds the call log (a long-running demo).
     """
 
-    def __init__(self, *, token: str = BOT_TOKEN, app_token: str = APP_TOKEN, channels: Iterable[str] = ("C_GENERAL",),
-                 other_channels: Iterable[str] = ("C_RANDOM",), users: Iterable[User] = (),
-                 strict_threads: bool = True, clock: Callable[[], float] | None = None,
-                 max_calls: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        token: str = BOT_TOKEN,
+        app_token: str = APP_TOKEN,
+        channels: Iterable[str] = ("C_GENERAL",),
+        other_channels: Iterable[str] = ("C_RANDOM",),
+        users: Iterable[User] = (),
+        strict_threads: bool = True,
+        clock: Callable[[], float] | None = None,
+        max_calls: int | None = None,
+    ) -> None:
         self.token, self.app_token, self.strict_threads = token, app_token, strict_threads
         self.max_calls, self.version = max_calls, 0
         self._clock, self._last_micros = clock, 0
@@ -244,15 +271,20 @@ class FakeSlack:
         self._tickets: set[str] = set()
         self._sockets: list[tuple[web.WebSocketResponse, web.Request]] = []
         self._methods: dict[str, Callable[[JSON], JSON]] = {
-            "auth.test": self._auth_test, "apps.connections.open": self._connections_open,
-            "chat.postMessage": self._post_message, "chat.update": self._update,
-            "chat.postEphemeral": self._post_ephemeral, "chat.delete": self._delete,
+            "auth.test": self._auth_test,
+            "apps.connections.open": self._connections_open,
+            "chat.postMessage": self._post_message,
+            "chat.update": self._update,
+            "chat.postEphemeral": self._post_ephemeral,
+            "chat.delete": self._delete,
             "reactions.add": lambda params: self._react(params, add=True),
             "reactions.remove": lambda params: self._react(params, add=False),
-            "reactions.get": self._reactions_get, "users.info": self._users_info,
-            "conversations.replies": self._replies, "conversations.history": self._history,
+            "reactions.get": self._reactions_get,
+            "users.info": self._users_info,
+            "conversations.replies": self._replies,
+            "conversations.history": self._history,
             "views.publish": self._views_publish,
-        }  # fmt: skip
+        }
         self.reset()
 
     scopes: tuple[str, ...] = BOT_SCOPES
@@ -293,8 +325,15 @@ class FakeSlack:
     def base_url(self) -> str:
         return self.root_url + "api/"
 
-    def response_url_for(self, key: str, *, channel: str | None = None, user: str | None = None,
-                         message_ts: str | None = None, thread_ts: str | None = None) -> str:  # fmt: skip
+    def response_url_for(
+        self,
+        key: str,
+        *,
+        channel: str | None = None,
+        user: str | None = None,
+        message_ts: str | None = None,
+        thread_ts: str | None = None,
+    ) -> str:
         """A response_url good for 5 uses. in_channel answers go to `channel`,
         ephemeral ones to `user` (in the thread `thread_ts`, if given); replace/delete_original
         act on `message_ts`."""
@@ -365,9 +404,14 @@ class FakeSlack:
             raise RuntimeError("no Socket Mode connection is open")
         envelope_id = str(uuid.uuid4())
         accepts = envelope_type != "events_api"
-        envelope: JSON = {"envelope_id": envelope_id, "type": envelope_type, "payload": payload,
-                          "accepts_response_payload": accepts, "retry_attempt": retry_attempt,
-                          "retry_reason": retry_reason}  # fmt: skip
+        envelope: JSON = {
+            "envelope_id": envelope_id,
+            "type": envelope_type,
+            "payload": payload,
+            "accepts_response_payload": accepts,
+            "retry_attempt": retry_attempt,
+            "retry_reason": retry_reason,
+        }
         await self._sockets[-1][0].send_json(envelope)
         return envelope_id
 
@@ -581,8 +625,15 @@ class FakeSlack:
         return user
 
     def _auth_test(self, params: JSON) -> JSON:
-        return {"url": "https://fake.slack.com/", "team": "Fake", "user": "errfix", "team_id": TEAM_ID,
-                "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}  # fmt: skip
+        return {
+            "url": "https://fake.slack.com/",
+            "team": "Fake",
+            "user": "errfix",
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
 
     def _connections_open(self, params: JSON) -> JSON:
         ticket = uuid.uuid4().hex
@@ -659,8 +710,14 @@ class FakeSlack:
     def _users_info(self, params: JSON) -> JSON:
         user = self._user(params.get("user"))
         name = user.name or user.id
-        info: JSON = {"id": user.id, "team_id": TEAM_ID, "name": name, "real_name": name, "is_bot": user.is_bot,
-                      "deleted": False}  # fmt: skip
+        info: JSON = {
+            "id": user.id,
+            "team_id": TEAM_ID,
+            "name": name,
+            "real_name": name,
+            "is_bot": user.is_bot,
+            "deleted": False,
+        }
         if _truthy(params.get("include_locale")):
             info["locale"] = user.locale
         return {"user": info}
@@ -750,9 +807,16 @@ class EventsLink:
 
     async def event(self, event: JSON) -> Delivery:
         """An Events API callback carrying `event`."""
-        body = {"token": "legacy", "team_id": TEAM_ID, "api_app_id": APP_ID, "type": "event_callback",
-                "event_id": f"Ev{uuid.uuid4().hex[:12].upper()}", "event_time": int(time.time()), "event": event,
-                "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}]}  # fmt: skip
+        body = {
+            "token": "legacy",
+            "team_id": TEAM_ID,
+            "api_app_id": APP_ID,
+            "type": "event_callback",
+            "event_id": f"Ev{uuid.uuid4().hex[:12].upper()}",
+            "event_time": int(time.time()),
+            "event": event,
+            "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
+        }
         return await self.send(json.dumps(body), "application/json")
 
     def mentions(self, typed: str) -> str:
@@ -772,9 +836,15 @@ class EventsLink:
         when it mentions the app in a channel, as Slack sends both)."""
         message = self.fake.add_message(channel, self.mentions(typed), user, thread_ts=thread_ts)
         event: JSON = {
-            "type": "message", "channel": channel, "channel_type": channel_type(channel), "user": user,
-            "text": message["text"], "ts": message["ts"], "team": TEAM_ID, "event_ts": message["ts"],
-        }  # fmt: skip
+            "type": "message",
+            "channel": channel,
+            "channel_type": channel_type(channel),
+            "user": user,
+            "text": message["text"],
+            "ts": message["ts"],
+            "team": TEAM_ID,
+            "event_ts": message["ts"],
+        }
         if message.get("thread_ts"):
             event["thread_ts"] = message["thread_ts"]
         sent = []
@@ -784,16 +854,27 @@ class EventsLink:
         sent.append(await self.event(event))
         return message, sent
 
-    async def command(self, channel: str, user: str, command: str, text: str, *,
-                      thread_ts: str | None = None) -> Delivery:  # fmt: skip
+    async def command(
+        self, channel: str, user: str, command: str, text: str, *, thread_ts: str | None = None
+    ) -> Delivery:
         """A person runs a slash command: a signed form post with a fresh response_url. A
         non-empty acknowledgement is shown as Slack shows it (ephemeral unless in_channel)."""
         key = f"cmd-{uuid.uuid4().hex}"
         response_url = self.fake.response_url_for(key, channel=channel, user=user, thread_ts=thread_ts)
-        form = {"token": "legacy", "team_id": TEAM_ID, "team_domain": "fake", "channel_id": channel,
-                "channel_name": channel.lower(), "user_id": user, "user_name": self.fake.users[user].name or user,
-                "command": command, "text": text, "api_app_id": APP_ID, "response_url": response_url,
-                "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}"}  # fmt: skip
+        form = {
+            "token": "legacy",
+            "team_id": TEAM_ID,
+            "team_domain": "fake",
+            "channel_id": channel,
+            "channel_name": channel.lower(),
+            "user_id": user,
+            "user_name": self.fake.users[user].name or user,
+            "command": command,
+            "text": text,
+            "api_app_id": APP_ID,
+            "response_url": response_url,
+            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+        }
         delivery = await self.send(urlencode(form), "application/x-www-form-urlencoded")
         if delivery.ok and delivery.body.strip():
             self._show_ack(self.fake._targets[key], delivery.body)
@@ -811,23 +892,46 @@ class EventsLink:
             except SlackError as error:
                 self.fake.warnings.append(f"command ack: {error.code}")
 
-    async def click(self, channel: str, user: str, action: JSON, *, message_ts: str, ephemeral: bool = False,
-                    thread_ts: str | None = None) -> Delivery:  # fmt: skip
+    async def click(
+        self,
+        channel: str,
+        user: str,
+        action: JSON,
+        *,
+        message_ts: str,
+        ephemeral: bool = False,
+        thread_ts: str | None = None,
+    ) -> Delivery:
         """A person presses a button (`action`: its action_id, block_id, value) of the message
         `message_ts` (an ephemeral one too): a signed `block_actions` payload."""
         key = f"act-{uuid.uuid4().hex}"
-        response_url = self.fake.response_url_for(key, channel=channel, user=user, thread_ts=thread_ts,
-                                                  message_ts=None if ephemeral else message_ts)  # fmt: skip
+        response_url = self.fake.response_url_for(
+            key, channel=channel, user=user, thread_ts=thread_ts, message_ts=None if ephemeral else message_ts
+        )
         payload: JSON = {
-            "type": "block_actions", "user": {"id": user, "team_id": TEAM_ID}, "api_app_id": APP_ID,
-            "team": {"id": TEAM_ID}, "channel": {"id": channel}, "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
-            "container": {"type": "message", "message_ts": message_ts, "channel_id": channel,
-                          "is_ephemeral": ephemeral},
+            "type": "block_actions",
+            "user": {"id": user, "team_id": TEAM_ID},
+            "api_app_id": APP_ID,
+            "team": {"id": TEAM_ID},
+            "channel": {"id": channel},
+            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+            "container": {
+                "type": "message",
+                "message_ts": message_ts,
+                "channel_id": channel,
+                "is_ephemeral": ephemeral,
+            },
             "response_url": response_url,
-            "actions": [{"type": "button", "action_id": str(action.get("action_id", "")),
-                         "block_id": str(action.get("block_id", "")), "value": str(action.get("value", "")),
-                         "action_ts": str(time.time())}],
-        }  # fmt: skip
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": str(action.get("action_id", "")),
+                    "block_id": str(action.get("block_id", "")),
+                    "value": str(action.get("value", "")),
+                    "action_ts": str(time.time()),
+                }
+            ],
+        }
         if not ephemeral:
             stored = self.fake._message(channel, message_ts)
             payload["message"] = _public(stored)
@@ -840,9 +944,12 @@ class EventsLink:
             return None
         item_user = self.fake._messages[(channel, ts)].get("user")
         event: JSON = {
-            "type": "reaction_added" if add else "reaction_removed", "user": user, "reaction": name,
-            "item": {"type": "message", "channel": channel, "ts": ts}, "event_ts": self.fake._next_ts(),
-        }  # fmt: skip
+            "type": "reaction_added" if add else "reaction_removed",
+            "user": user,
+            "reaction": name,
+            "item": {"type": "message", "channel": channel, "ts": ts},
+            "event_ts": self.fake._next_ts(),
+        }
         if item_user:
             event["item_user"] = item_user
         return await self.event(event)

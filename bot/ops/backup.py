@@ -61,9 +61,12 @@ def inspect(path: str | Path) -> DbInfo:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not {MIGRATIONS_TABLE, "records", "meta"} <= tables:
                 raise StoreError(f"{p}: a SQLite database, but not an errfix one (no errfix tables)")
-            applied = [r[0] for r in conn.execute(
-                f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid", [migrations.name]
-            )]  # fmt: skip
+            applied = [
+                r[0]
+                for r in conn.execute(
+                    f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid", [migrations.name]
+                )
+            ]
             known = {m.name for m in migrations._migrations}
             if newer := [name for name in applied if name not in known]:
                 raise StoreError(

@@ -27,14 +27,23 @@ from bot.store.schema import SCHEMA_VERSION, migrations
 
 # the bot scopes of deploy/slack-manifest.yml (a test keeps the two equal)
 REQUIRED_SCOPES = (
-    "app_mentions:read", "channels:history", "groups:history", "im:history", "chat:write", "commands",
-    "reactions:read", "users:read", "files:read",
-)  # fmt: skip
+    "app_mentions:read",
+    "channels:history",
+    "groups:history",
+    "im:history",
+    "chat:write",
+    "commands",
+    "reactions:read",
+    "users:read",
+    "files:read",
+)
 REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"})
 MIN_FREE_BYTES = 200 * 1024 * 1024
 BIG_WAL_BYTES = 256 * 1024 * 1024
-REINSTALL = "add them under OAuth & Permissions, Bot Token Scopes (or re-create the app from " \
-            "deploy/slack-manifest.yml), reinstall the app, and copy the new xoxb- token"  # fmt: skip
+REINSTALL = (
+    "add them under OAuth & Permissions, Bot Token Scopes (or re-create the app from "
+    "deploy/slack-manifest.yml), reinstall the app, and copy the new xoxb- token"
+)
 
 
 @dataclass(frozen=True)
@@ -60,8 +69,9 @@ def fail(name: str, detail: str, fix: str) -> Check:
 # ---- settings -------------------------------------------------------------------------------------
 
 
-def check_settings(env_file: str | None, db: str | None, http: bool,
-                   environ: Mapping[str, str] | None = None) -> tuple[Check, Settings | None]:  # fmt: skip
+def check_settings(
+    env_file: str | None, db: str | None, http: bool, environ: Mapping[str, str] | None = None
+) -> tuple[Check, Settings | None]:
     try:
         settings = load_settings(environ, env_file=env_file, db=db, http=http)
     except ConfigError as e:
@@ -106,7 +116,7 @@ async def check_slack(settings: Settings, *, timeout: float = 10) -> list[Check]
     """auth.test, the token's scopes, and Socket Mode: always one Check per SLACK_CHECKS name."""
     checks = await _slack_checks(settings, timeout)
     reason = "needs a token Slack accepts" if checks[-1].status == "fail" else "not checked"
-    return [*checks, *(Check(n, "skip", reason) for n in SLACK_CHECKS[len(checks):])]
+    return [*checks, *(Check(n, "skip", reason) for n in SLACK_CHECKS[len(checks) :])]
 
 
 async def _slack_checks(settings: Settings, timeout: float) -> list[Check]:
@@ -130,8 +140,12 @@ async def _slack_checks(settings: Settings, timeout: float) -> list[Check]:
 
 def check_scopes(header: str | None, required: tuple[str, ...] = REQUIRED_SCOPES) -> Check:
     if header is None:
-        return Check("slack.scopes", "warn", "Slack did not list the token's scopes (no x-oauth-scopes header)",
-                     "compare OAuth & Permissions with deploy/slack-manifest.yml by hand")  # fmt: skip
+        return Check(
+            "slack.scopes",
+            "warn",
+            "Slack did not list the token's scopes (no x-oauth-scopes header)",
+            "compare OAuth & Permissions with deploy/slack-manifest.yml by hand",
+        )
     granted = {s.strip() for s in header.split(",") if s.strip()}
     missing = [s for s in required if s not in granted]
     if missing:
@@ -159,8 +173,12 @@ def check_database(db_path: str, sync_url: str | None = None) -> list[Check]:
     if not path.exists():
         detail = f"{path} does not exist yet; `errfix serve` creates it with the bundled records"
         parent_ok = os.access(path.resolve().parent, os.W_OK)
-        first = Check("db.file", "ok" if parent_ok else "fail", detail,
-                      "" if parent_ok else f"make {path.resolve().parent} writable for errfix")  # fmt: skip
+        first = Check(
+            "db.file",
+            "ok" if parent_ok else "fail",
+            detail,
+            "" if parent_ok else f"make {path.resolve().parent} writable for errfix",
+        )
         return [first, *(Check(n, "skip", "no database yet") for n in names), check_disk(path)]
     checks = [ok("db.file", f"{path} ({path.stat().st_size / 1e6:.1f} MB)")]
     try:
@@ -168,19 +186,30 @@ def check_database(db_path: str, sync_url: str | None = None) -> list[Check]:
     except StoreError as e:
         newer = "newer errfix" in str(e)
         fix = "upgrade errfix" if newer else "restore the last good backup: errfix restore FILE"
-        return [*checks, fail("db.schema" if newer else "db.integrity", str(e), fix),
-                *(Check(n, "skip", "database unusable") for n in names[2:]), check_disk(path)]  # fmt: skip
+        return [
+            *checks,
+            fail("db.schema" if newer else "db.integrity", str(e), fix),
+            *(Check(n, "skip", "database unusable") for n in names[2:]),
+            check_disk(path),
+        ]
     checks.append(ok("db.integrity", "integrity_check ok"))
     if info.schema_version < SCHEMA_VERSION:
-        checks.append(Check("db.schema", "warn", f"v{info.schema_version}, this errfix is v{SCHEMA_VERSION}",
-                            "it is upgraded on the next start (errfix backup FILE first)"))  # fmt: skip
+        checks.append(
+            Check(
+                "db.schema",
+                "warn",
+                f"v{info.schema_version}, this errfix is v{SCHEMA_VERSION}",
+                "it is upgraded on the next start (errfix backup FILE first)",
+            )
+        )
     else:
         checks.append(ok("db.schema", f"v{info.schema_version} ({migrations.name} migrations all applied)"))
     if info.records:
         checks.append(ok("db.records", f"{info.records} record(s)"))
     else:
-        checks.append(fail("db.records", "no records: errfix can't answer anything",
-                           "errfix import PATH or errfix sync URL"))  # fmt: skip
+        checks.append(
+            fail("db.records", "no records: errfix can't answer anything", "errfix import PATH or errfix sync URL")
+        )
     checks.append(check_wal(path))
     checks.append(check_sync(path, sync_url))
     checks.append(check_disk(path))
@@ -200,11 +229,19 @@ def check_wal(path: Path) -> Check:
     wal = Path(f"{path}-wal")
     size = wal.stat().st_size if wal.exists() else 0
     if mode != "wal":
-        return Check("db.wal", "warn", f"journal mode {mode}, not WAL",
-                     "start errfix serve once (it turns WAL on); readers then never block answers")  # fmt: skip
+        return Check(
+            "db.wal",
+            "warn",
+            f"journal mode {mode}, not WAL",
+            "start errfix serve once (it turns WAL on); readers then never block answers",
+        )
     if size > BIG_WAL_BYTES:
-        return Check("db.wal", "warn", f"WAL is {size / 1e6:.0f} MB",
-                     "a long-running reader stops checkpoints: look for a stuck backup or sqlite3 shell")  # fmt: skip
+        return Check(
+            "db.wal",
+            "warn",
+            f"WAL is {size / 1e6:.0f} MB",
+            "a long-running reader stops checkpoints: look for a stuck backup or sqlite3 shell",
+        )
     return ok("db.wal", f"journal mode WAL ({size / 1e6:.1f} MB not yet checkpointed)")
 
 
@@ -212,12 +249,19 @@ def check_sync(path: Path, sync_url: str | None) -> Check:
     if not sync_url:
         return Check("sync", "skip", "ERRFIX_SYNC_URL not set")
     tables = {r[0] for r in _read(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    rows = _read(path, "SELECT synced_at, checked_at, records FROM sync_state WHERE url = ?", (sync_url,)) \
-        if "sync_state" in tables else []  # fmt: skip
+    rows = (
+        _read(path, "SELECT synced_at, checked_at, records FROM sync_state WHERE url = ?", (sync_url,))
+        if "sync_state" in tables
+        else []
+    )
     if not rows:
         where = display_url(sync_url)
-        return Check("sync", "warn", f"{where} never synced into this database",
-                     f"run errfix sync {where} (or start errfix serve) and read what it says")  # fmt: skip
+        return Check(
+            "sync",
+            "warn",
+            f"{where} never synced into this database",
+            f"run errfix sync {where} (or start errfix serve) and read what it says",
+        )
     synced_at, checked_at, records = rows[0]
     return ok("sync", f"{records} record(s) from {display_url(sync_url)}, written {synced_at}, checked {checked_at}")
 
@@ -232,8 +276,9 @@ def check_disk(path: Path) -> Check:
 # ---- all ------------------------------------------------------------------------------------------
 
 
-async def run(*, env_file: str | None, db: str | None, http: bool,
-              environ: Mapping[str, str] | None = None) -> list[Check]:  # fmt: skip
+async def run(
+    *, env_file: str | None, db: str | None, http: bool, environ: Mapping[str, str] | None = None
+) -> list[Check]:
     """Every check, in order."""
     first, settings = check_settings(env_file, db, http, environ)
     checks = [first]

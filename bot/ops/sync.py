@@ -155,9 +155,12 @@ async def fetch(
                 raise SyncError(f"{where}: upstream answered HTTP {resp.status} {resp.reason or ''}".rstrip())
             body = await _read_bounded(resp, max_bytes, where)
             return Fetched(
-                url, body, resp.headers.get("ETag"), resp.headers.get("Last-Modified"),
+                url,
+                body,
+                resp.headers.get("ETag"),
+                resp.headers.get("Last-Modified"),
                 resp.headers.get("Content-Type", ""),
-            )  # fmt: skip
+            )
     except TimeoutError:
         raise SyncError(f"{where}: no complete answer within {timeout:g}s") from None
     except aiohttp.ClientError as e:
@@ -242,8 +245,14 @@ def apply(store: Store, fetched: Fetched, records: list[Record]) -> SyncReport:
         summary = store.import_records([*records, *kept], origin=ORIGIN, replace_all=True)
         _write_state(store, fetched, len(records), now_iso())
     status = "updated" if summary.added or summary.changed or summary.removed else "unchanged"
-    return SyncReport(fetched.url, status, summary.added, summary.changed, summary.removed,
-                      unchanged=len(summary.unchanged) - len(kept))  # fmt: skip
+    return SyncReport(
+        fetched.url,
+        status,
+        summary.added,
+        summary.changed,
+        summary.removed,
+        unchanged=len(summary.unchanged) - len(kept),
+    )
 
 
 def note_same_body(store: Store, fetched: Fetched) -> SyncReport:
@@ -261,8 +270,9 @@ def not_modified(store: Store, url: str) -> SyncReport:
     return SyncReport(url, "not_modified", unchanged=state.records if state else 0)
 
 
-async def sync_once(url: str, on_store: OnStore, *, timeout: float = 60,
-                    max_bytes: int = DEFAULT_MAX_BYTES) -> SyncReport:  # fmt: skip
+async def sync_once(
+    url: str, on_store: OnStore, *, timeout: float = 60, max_bytes: int = DEFAULT_MAX_BYTES
+) -> SyncReport:
     """Fetch, validate (off the event loop) and write `url`'s records; raises SyncError or
     InvalidRecords with nothing written.
 

@@ -27,8 +27,9 @@ log = logging.getLogger("errfix.serve")
 class ServeErrfix(AsyncErrfix):
     """AsyncErrfix with metrics, decision logs and background re-indexing."""
 
-    def __init__(self, db_path: str, *, metrics: Metrics | None = None, log_pastes: bool = False,
-                 seed: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self, db_path: str, *, metrics: Metrics | None = None, log_pastes: bool = False, seed: bool = True
+    ) -> None:
         super().__init__(db_path, seed=seed)
         self.metrics = metrics or Metrics(db_path)
         self.log_pastes = log_pastes

@@ -55,8 +55,9 @@ async def resync_forever(errfix: ServeErrfix, url: str, interval: float, timeout
 
 
 @contextlib.asynccontextmanager
-async def resyncing(errfix: ServeErrfix, url: str | None, interval: float, timeout: float,
-                    metrics: Metrics) -> AsyncIterator[None]:  # fmt: skip
+async def resyncing(
+    errfix: ServeErrfix, url: str | None, interval: float, timeout: float, metrics: Metrics
+) -> AsyncIterator[None]:
     """Run `resync_forever` in the background inside the block (nothing when `url` is None)."""
     if not url:
         yield

@@ -40,9 +40,11 @@ def register(add: Add) -> None:
     p.add_argument("--http", action="store_true", help="serve the Events API over HTTP even if SLACK_APP_TOKEN is set")
     p.add_argument("--host", default="0.0.0.0", help="HTTP address to listen on (default: 0.0.0.0)")
     p.add_argument(
-        "--port", type=int, default=None,
+        "--port",
+        type=int,
+        default=None,
         help=f"HTTP port (default: {DEFAULT_HTTP_PORT}); in Socket Mode, serve /healthz and /metrics on it",
-    )  # fmt: skip
+    )
     p.add_argument("--env-file", default=".env", help="settings file read under the environment (default: .env)")
 
 
@@ -71,8 +73,7 @@ async def serve(
 
     activity = Activity()
     slack_session = aiohttp.ClientSession()  # kept-alive connections to Slack for every Web API call
-    app = build_app(settings, errfix, make_client(settings, metrics, slack_session), activity=activity,
-                    metrics=metrics)  # fmt: skip
+    app = build_app(settings, errfix, make_client(settings, metrics, slack_session), activity=activity, metrics=metrics)
     try:
         await check_tokens(app, settings, socket_mode=not http)
         await _serve_app(app, settings, errfix, metrics, activity, stop, http=http, host=host, port=port)
@@ -81,9 +82,17 @@ async def serve(
 
 
 async def _serve_app(
-    app: AsyncApp, settings: Settings, errfix: ServeErrfix, metrics: Metrics, activity: Activity,
-    stop: asyncio.Event, *, http: bool, host: str, port: int | None,
-) -> None:  # fmt: skip
+    app: AsyncApp,
+    settings: Settings,
+    errfix: ServeErrfix,
+    metrics: Metrics,
+    activity: Activity,
+    stop: asyncio.Event,
+    *,
+    http: bool,
+    host: str,
+    port: int | None,
+) -> None:
     application = web_app(app, errfix, metrics=metrics) if http else ops_app(errfix, metrics)
     runner = web.AppRunner(application, access_log=None, shutdown_timeout=settings.shutdown_timeout)
     await runner.setup()

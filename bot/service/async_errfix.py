@@ -113,8 +113,9 @@ class AsyncErrfix:
     async def reject(self, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
         """Store "Not this error" for our answer to that paste; its error line, or None if unknown."""
         return await self._run(
-            lambda s: learning.reject(s.store, channel=channel, message_ts=message_ts, record_id=record_id,
-                                      user_id=user_id)  # fmt: skip
+            lambda s: learning.reject(
+                s.store, channel=channel, message_ts=message_ts, record_id=record_id, user_id=user_id
+            )
         )
 
     async def learn_alias(self, record_id: str, line: str, user_id: str) -> bool:

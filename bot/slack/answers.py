@@ -45,34 +45,55 @@ async def log_paste(deps: Deps, channel: str, ts: str, diagnosis: Diagnosis, rep
     top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
     line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
     await deps.errfix.log_paste(
-        channel=channel, ts=ts, line=line, record_id=top.id if top else None,
-        score=top.score if top else None, replied=replied,
-    )  # fmt: skip
+        channel=channel,
+        ts=ts,
+        line=line,
+        record_id=top.id if top else None,
+        score=top.score if top else None,
+        replied=replied,
+    )
 
 
 async def post_answer(
-    deps: Deps, client: AsyncWebClient, *, event: dict[str, Any], diagnosis: Diagnosis, sure: bool, note: str = "",
-) -> str | None:  # fmt: skip
+    deps: Deps,
+    client: AsyncWebClient,
+    *,
+    event: dict[str, Any],
+    diagnosis: Diagnosis,
+    sure: bool,
+    note: str = "",
+) -> str | None:
     """Answer in the message's thread and remember the reply (votes find the record through it)."""
     channel, ts = str(event["channel"]), str(event["ts"])
     thread_ts = str(event.get("thread_ts") or ts)
     if not diagnosis.matches:
         return await deps.outbox.post(
-            client, channel=channel, thread_ts=thread_ts,
-            text="I don't know this error yet.", blocks=kit.no_match_blocks(),
-        )  # fmt: skip
+            client,
+            channel=channel,
+            thread_ts=thread_ts,
+            text="I don't know this error yet.",
+            blocks=kit.no_match_blocks(),
+        )
     locale = (await deps.users.get(client, str(event.get("user") or ""))).locale
     top, others = diagnosis.matches[0], ([] if sure else diagnosis.matches[1:])
     reply_ts = await deps.outbox.post(
-        client, channel=channel, thread_ts=thread_ts, reply_broadcast=False,
+        client,
+        channel=channel,
+        thread_ts=thread_ts,
+        reply_broadcast=False,
         text=kit.answer_text(top, sure=sure, locale=locale),
         blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
-    )  # fmt: skip
+    )
     if reply_ts:
         await deps.errfix.record_reply(
-            channel=channel, reply_ts=reply_ts, message_ts=ts, thread_ts=thread_ts,
-            record_id=top.id, score=top.score, locale=locale,
-        )  # fmt: skip
+            channel=channel,
+            reply_ts=reply_ts,
+            message_ts=ts,
+            thread_ts=thread_ts,
+            record_id=top.id,
+            score=top.score,
+            locale=locale,
+        )
     return reply_ts
 
 

@@ -67,9 +67,14 @@ def make_client(
 
 
 def build_app(
-    settings: Settings, errfix: AsyncErrfix, client: AsyncWebClient | None = None, *,
-    activity: Activity | None = None, clock: Callable[[], float] = time.monotonic, metrics: Metrics | None = None,
-) -> AsyncApp:  # fmt: skip
+    settings: Settings,
+    errfix: AsyncErrfix,
+    client: AsyncWebClient | None = None,
+    *,
+    activity: Activity | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    metrics: Metrics | None = None,
+) -> AsyncApp:
     """The app with its middleware (noise, dedupe, observe, rate limit) and listeners.
 
     `activity` (optional) lets a caller wait until no listener is running (graceful shutdown);
@@ -83,10 +88,14 @@ def build_app(
         # bolt's own "ignore self events" stays on; ours drops other bots and subtypes
     )
     deps = Deps(
-        settings=settings, errfix=errfix, logger=log,
-        limiter=RateLimiter(settings.max_replies_per_minute, clock), outbox=Outbox(log), users=Users(log),
+        settings=settings,
+        errfix=errfix,
+        logger=log,
+        limiter=RateLimiter(settings.max_replies_per_minute, clock),
+        outbox=Outbox(log),
+        users=Users(log),
         activity=activity or Activity(),
-    )  # fmt: skip
+    )
     metrics.track_in_flight(lambda: deps.activity.running)
     app.use(IgnoreNoise())
     app.use(Dedupe(errfix))

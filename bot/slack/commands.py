@@ -43,13 +43,19 @@ def on_errfix(deps: Deps) -> Listener:
         locale = (await deps.users.get(client, user)).locale
         view = await deps.errfix.view(text) if len(text.split()) == 1 else None
         if view is not None:
-            await respond(response_type="ephemeral", text=kit.record_text(view, locale),
-                          blocks=kit.record_blocks(view, locale=locale))  # fmt: skip
+            await respond(
+                response_type="ephemeral",
+                text=kit.record_text(view, locale),
+                blocks=kit.record_blocks(view, locale=locale),
+            )
             return
         results = await deps.errfix.search(text)
         learn = await _learn_line(deps, text, user) if results else None
-        await respond(response_type="ephemeral", text=kit.search_text(text, results),
-                      blocks=kit.search_blocks(text, results, learn_line=learn))  # fmt: skip
+        await respond(
+            response_type="ephemeral",
+            text=kit.search_text(text, results),
+            blocks=kit.search_blocks(text, results, learn_line=learn),
+        )
 
     return handle_errfix
 

@@ -101,10 +101,11 @@ def on_not_this(deps: Deps) -> Listener:
         await refresh_reply(deps, client, channel, ts)
         others = [m for m in await deps.errfix.search(line) if m.id != reply["record_id"]]
         await respond(
-            response_type="ephemeral", replace_original=False,
+            response_type="ephemeral",
+            replace_original=False,
             text="Thanks, noted. Was it one of these?",
             blocks=kit.search_blocks(line, others, learn_line=line, share=False),
-        )  # fmt: skip
+        )
 
     return handle_not_this
 
@@ -123,8 +124,9 @@ def on_this_one(deps: Deps) -> Listener:
         said = "Learned" if added else "Already known"
         shown = kit.escape(kit.cut(line, 200))
         await respond(
-            response_type="ephemeral", replace_original=False,
+            response_type="ephemeral",
+            replace_original=False,
             text=f"{said}: “{shown}” is `{kit.escape(record_id)}`; the same paste matches it now.",
-        )  # fmt: skip
+        )
 
     return handle_this_one

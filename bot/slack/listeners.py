@@ -30,8 +30,9 @@ def on_message(deps: Deps) -> Listener:
         direct = event.get("channel_type") == "im"
         answer = diagnosis.reply and (direct or deps.limiter.take(channel))
         if direct and not diagnosis.is_error and not diagnosis.matches:
-            await deps.outbox.post(client, channel=channel, text="Paste an error and I'll look it up.",
-                                   blocks=kit.usage_blocks())  # fmt: skip
+            await deps.outbox.post(
+                client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
+            )
             return
         await log_paste(deps, channel, ts, diagnosis, replied=bool(answer or direct))
         if answer or direct:

@@ -43,9 +43,11 @@ def is_noise(event: dict[str, Any], bot_user_id: str | None) -> bool:
         return True
     mention = f"<@{bot_user_id}>" if bot_user_id else None
     return bool(
-        event.get("type") == "message" and event.get("channel_type") != "im" and mention
+        event.get("type") == "message"
+        and event.get("channel_type") != "im"
+        and mention
         and mention in str(event.get("text") or "")
-    )  # fmt: skip
+    )
 
 
 def dedupe_keys(body: dict[str, Any]) -> list[str]:

@@ -59,11 +59,19 @@ class MeteredWebClient(AsyncWebClient):
     def copy_of(cls, client: AsyncWebClient, metrics: Metrics) -> MeteredWebClient:
         """The same client (token, URL, session, retry handlers, team), metered."""
         return cls(
-            metrics=metrics, token=client.token, base_url=client.base_url, timeout=client.timeout, ssl=client.ssl,
-            proxy=client.proxy, session=client.session, trust_env_in_session=client.trust_env_in_session,
-            headers=dict(client.headers), team_id=client.default_params.get("team_id"), logger=client.logger,
+            metrics=metrics,
+            token=client.token,
+            base_url=client.base_url,
+            timeout=client.timeout,
+            ssl=client.ssl,
+            proxy=client.proxy,
+            session=client.session,
+            trust_env_in_session=client.trust_env_in_session,
+            headers=dict(client.headers),
+            team_id=client.default_params.get("team_id"),
+            logger=client.logger,
             retry_handlers=list(client.retry_handlers),
-        )  # fmt: skip
+        )
 
 
 def _where(body: dict[str, Any]) -> tuple[str, str]:

@@ -50,7 +50,7 @@ def paste_line(store: Store, channel: str, ts: str) -> str | None:
 
 
 def reject(store: Store, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
-    """"Not this error" on our answer to the paste at (channel, message_ts).
+    """ "Not this error" on our answer to the paste at (channel, message_ts).
 
     Stores the rejection (record, normalised error line, user) and marks that paste as matching
     nothing (so the App Home lists it). Returns the paste's line, or None if it was not logged.

@@ -129,9 +129,13 @@ class TextFormatter(logging.Formatter):
 
 
 def configure(
-    *, fmt: str = "text", secrets: Iterable[str] = (), log_pastes: bool = False,
-    stream: TextIO | None = None, level: int = logging.INFO,
-) -> logging.Handler:  # fmt: skip
+    *,
+    fmt: str = "text",
+    secrets: Iterable[str] = (),
+    log_pastes: bool = False,
+    stream: TextIO | None = None,
+    level: int = logging.INFO,
+) -> logging.Handler:
     """Send every logger's lines to `stream` (stderr) in `fmt` ("json" or "text"), redacted.
 
     Replaces the root logger's handlers, so it is safe to call again; returns the handler.

@@ -39,17 +39,22 @@ class Metrics:
         self.silent = Counter(
             "errfix_silent_decisions", "Errors errfix chose not to answer, by reason", ["reason"], registry=r
         )
-        self.votes = Counter("errfix_votes", "Votes cast, changed or withdrawn, by source and value",
-                             ["source", "value"], registry=r)  # fmt: skip
+        self.votes = Counter(
+            "errfix_votes", "Votes cast, changed or withdrawn, by source and value", ["source", "value"], registry=r
+        )
         self.slack_calls = Counter("errfix_slack_api_calls", "Slack Web API calls, by method", ["method"], registry=r)
         self.slack_errors = Counter(
-            "errfix_slack_api_errors", "Slack Web API calls that failed, by method and error code",
-            ["method", "code"], registry=r,
-        )  # fmt: skip
+            "errfix_slack_api_errors",
+            "Slack Web API calls that failed, by method and error code",
+            ["method", "code"],
+            registry=r,
+        )
         self.match_seconds = Histogram(
-            "errfix_match_seconds", "Time to match one message, queueing for the store included",
-            buckets=MATCH_BUCKETS, registry=r,
-        )  # fmt: skip
+            "errfix_match_seconds",
+            "Time to match one message, queueing for the store included",
+            buckets=MATCH_BUCKETS,
+            registry=r,
+        )
         self.store_records = Gauge("errfix_store_records", "Records in the store", registry=r)
         self.store_bytes = Gauge("errfix_store_bytes", "Size of the database file plus its WAL", registry=r)
         self.store_votes = Gauge("errfix_store_votes", "Votes held in the store", registry=r)

@@ -144,9 +144,11 @@ def test_home_view_stays_within_the_home_limits() -> None:
 )
 def test_any_record_gives_an_answer_slack_accepts(signature: str, cause: str, hows: list[str], sure: bool) -> None:
     data = {
-        **SEED_LIKE, "signature": signature, "root_cause": cause,
+        **SEED_LIKE,
+        "signature": signature,
+        "root_cause": cause,
         "workarounds": [{"action": f"a{i} {h[:50]}", "how": h} for i, h in enumerate(hows)],
-    }  # fmt: skip
+    }
     v = view(data)
     assert_within_limits(kit.answer_blocks(v, sure=sure))
     assert_within_limits(kit.record_blocks(v))

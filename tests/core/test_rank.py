@@ -77,9 +77,7 @@ def test_negative_or_odd_counts_are_treated_as_none() -> None:
     assert rank.updated_evidence_count(-4, -1, -1) == 0
 
 
-@pytest.mark.parametrize(
-    ("given_rate", "clamped"), [(1.7, 1.0), (-0.2, 0.0), (math.inf, 1.0), (-math.inf, 0.0)]
-)
+@pytest.mark.parametrize(("given_rate", "clamped"), [(1.7, 1.0), (-0.2, 0.0), (math.inf, 1.0), (-math.inf, 0.0)])
 def test_prior_rate_is_clamped(given_rate: float, clamped: float) -> None:
     """Rates outside [0, 1] are clamped, so the posterior stays a valid Beta."""
     assert rank.posterior(given_rate, 3, 2, 1) == rank.posterior(clamped, 3, 2, 1)
@@ -139,16 +137,12 @@ votes = st.integers(min_value=0, max_value=500)
 
 
 @given(rate=rates, evidence=counts, up=votes, down=votes, extra=st.integers(1, 50))
-def test_more_up_votes_never_lower_the_mean(
-    rate: float, evidence: int, up: int, down: int, extra: int
-) -> None:
+def test_more_up_votes_never_lower_the_mean(rate: float, evidence: int, up: int, down: int, extra: int) -> None:
     """Monotonicity: a "worked" vote can only help a workaround; a "didn't work" only hurt."""
     base = rank.posterior(rate, evidence, up, down)
     assert rank.posterior(rate, evidence, up + extra, down).mean >= base.mean
     assert rank.posterior(rate, evidence, up, down + extra).mean <= base.mean
-    assert rank.rank_score(rank.posterior(rate, evidence, up + extra, down)) >= rank.rank_score(
-        base
-    )
+    assert rank.rank_score(rank.posterior(rate, evidence, up + extra, down)) >= rank.rank_score(base)
 
 
 @given(rate=rates, evidence=counts, up=votes, down=votes)

@@ -159,8 +159,9 @@ def test_invalid_values_are_refused_at_their_field(path: str, value: Any, loc: t
 def test_a_link_probability_outside_0_1_is_refused_inside_the_link() -> None:
     data = minimal(transition_graph={"leads_to": [{"error_id": "x/y", "probability": 1.5}]})
     errors = _errors(data)
-    assert any(loc[:3] == ("transition_graph", "leads_to", 0) and "less than or equal to 1" in msg
-               for loc, msg in errors), errors
+    assert any(
+        loc[:3] == ("transition_graph", "leads_to", 0) and "less than or equal to 1" in msg for loc, msg in errors
+    ), errors
 
 
 def test_every_problem_is_reported_not_just_the_first() -> None:
@@ -205,15 +206,17 @@ def _with_unknowns() -> dict[str, Any]:
 
 def test_unknown_fields_are_listed_with_their_dotted_path() -> None:
     rec = Record.model_validate(_with_unknowns())
-    assert sorted(rec.unknown_fields()) == sorted([
-        "reviewed_by",
-        "score_v2",
-        "workarounds[1].verified_on",
-        "dead_ends[0].severity",
-        "versions[2].arch",
-        "transition_graph.causes",
-        "transition_graph.leads_to[0].weight",
-    ])
+    assert sorted(rec.unknown_fields()) == sorted(
+        [
+            "reviewed_by",
+            "score_v2",
+            "workarounds[1].verified_on",
+            "dead_ends[0].severity",
+            "versions[2].arch",
+            "transition_graph.causes",
+            "transition_graph.leads_to[0].weight",
+        ]
+    )
 
 
 def test_unknown_fields_survive_the_round_trip_top_level_and_nested() -> None:

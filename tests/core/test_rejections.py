@@ -9,7 +9,7 @@ from bot.core.rejections import MAX_USERS, PER_USER, rejection_penalty, similar
 from tests.conftest import full
 
 LINE = "FluxError: capacitor desynchronised at 88 mph in module timeline"
-PASTE = f"Traceback (most recent call last):\n  File \"car.py\", line 3, in <module>\n{LINE}"
+PASTE = f'Traceback (most recent call last):\n  File "car.py", line 3, in <module>\n{LINE}'
 
 
 def _records() -> list[Record]:

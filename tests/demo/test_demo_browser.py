@@ -31,9 +31,15 @@ from tests.conftest import run_module
 
 CHROMIUM = os.environ.get("ERRFIX_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 START_TIMEOUT = 60.0  # seconds for `errfix demo` to print its URL
 WAIT_MS = 20_000  # the longest any one expectation waits
 PASTE = (
@@ -86,8 +92,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDemo]:
     with log.open("w") as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "bot", "demo", "--port", "0", "--db", str(db)],
-            cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
-        )  # fmt: skip
+            cwd=tmp,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
     try:
         banner = "".join(_read_banner(proc, log))
         url = re.search(r"open (http://127\.0\.0\.1:\d+/)", banner)
@@ -205,15 +215,22 @@ def test_the_page_draws_every_block_kind_errfix_may_send(page: Page, demo: Runni
     """header, section (text, fields, accessory), context, divider, actions: drawn from Block Kit."""
     blocks = [
         {"type": "header", "text": {"type": "plain_text", "text": "Block check :tada:"}},
-        {"type": "section", "text": {"type": "mrkdwn", "text": MRKDWN},
-         "accessory": {"type": "button", "action_id": "x", "text": {"type": "plain_text", "text": "Side button"}}},
+        {
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": MRKDWN},
+            "accessory": {"type": "button", "action_id": "x", "text": {"type": "plain_text", "text": "Side button"}},
+        },
         {"type": "section", "fields": [{"type": "mrkdwn", "text": "*Left*"}, {"type": "plain_text", "text": "Right"}]},
         {"type": "divider"},
         {"type": "context", "elements": [{"type": "mrkdwn", "text": "small print &lt;module&gt;"}]},
-        {"type": "actions", "elements": [
-            {"type": "button", "action_id": "a", "text": {"type": "plain_text", "text": "Go"}, "style": "primary"},
-            {"type": "button", "action_id": "b", "text": {"type": "plain_text", "text": "Stop"}, "style": "danger"}]},
-    ]  # fmt: skip
+        {
+            "type": "actions",
+            "elements": [
+                {"type": "button", "action_id": "a", "text": {"type": "plain_text", "text": "Go"}, "style": "primary"},
+                {"type": "button", "action_id": "b", "text": {"type": "plain_text", "text": "Stop"}, "style": "danger"},
+            ],
+        },
+    ]
     WebClient(token="xoxb-test", base_url=demo.slack_api).chat_postMessage(
         channel="C_GENERAL", text="Block check", blocks=blocks
     )
@@ -246,8 +263,9 @@ def test_the_home_tab_comes_from_app_home_opened(page: Page) -> None:
 
 def test_a_phone_sized_window(playwright: Playwright, tmp_path: Path, demo: RunningDemo) -> None:
     """390×844 with touch: nothing wider than the screen; the thread covers the channel."""
-    context = launch(playwright, tmp_path / "profile", viewport={"width": 390, "height": 844},
-                     is_mobile=True, has_touch=True)  # fmt: skip
+    context = launch(
+        playwright, tmp_path / "profile", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
     try:
         page = context.new_page()
         page.goto(demo.url)

@@ -96,8 +96,14 @@ async def test_worked_then_a_reaction_vote_and_update_the_answer(demo: Demo, ses
     posted = await demo.fake.wait_for("chat.postMessage", timeout=30)
     answer = posted.response["message"]
     button = next(el for b in answer["blocks"] if b["type"] == "actions" for el in b["elements"])
-    click = {"channel": "C_GENERAL", "message_ts": posted.response["ts"], "thread_ts": answer["thread_ts"],
-             "action_id": button["action_id"], "block_id": "wk:0", "value": button["value"]}  # fmt: skip
+    click = {
+        "channel": "C_GENERAL",
+        "message_ts": posted.response["ts"],
+        "thread_ts": answer["thread_ts"],
+        "action_id": button["action_id"],
+        "block_id": "wk:0",
+        "value": button["value"],
+    }
 
     def updated(n: int) -> Any:
         return lambda c: c.ok and len(demo.fake.calls("chat.update")) >= n
@@ -197,5 +203,6 @@ def test_errfix_demo_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> Non
         port = taken.getsockname()[1]
         result = run_module("demo", "--port", str(port), "--db", tmp_path / "errfix.db")
     assert result.code == 2
-    assert result.err.strip().splitlines() == [f"errfix: cannot listen on 127.0.0.1:{port}: it is in use; "
-                                               "pass another --port"]  # fmt: skip
+    assert result.err.strip().splitlines() == [
+        f"errfix: cannot listen on 127.0.0.1:{port}: it is in use; pass another --port"
+    ]

@@ -90,9 +90,15 @@ async def test_a_message_is_stored_escaped_then_sent_signed(
     (body,) = [b for _, b in recorder[0].received]
     assert body["type"] == "event_callback" and body["event_id"].startswith("Ev")
     assert body["event"] == {
-        "type": "message", "channel": CHANNEL, "channel_type": "channel", "user": ANN, "text": message["text"],
-        "ts": message["ts"], "team": body["team_id"], "event_ts": message["ts"],
-    }  # fmt: skip
+        "type": "message",
+        "channel": CHANNEL,
+        "channel_type": "channel",
+        "user": ANN,
+        "text": message["text"],
+        "ts": message["ts"],
+        "team": body["team_id"],
+        "event_ts": message["ts"],
+    }
 
 
 async def test_a_mention_in_a_channel_sends_app_mention_then_message(
@@ -131,8 +137,12 @@ async def test_a_slash_command_is_a_signed_form_whose_response_url_answers_in_th
     async with aiohttp.ClientSession() as session, session.post(form["response_url"], json=answer) as resp:
         assert resp.status == 200
     assert fake.ephemerals[-1] | {"ts": ""} == {
-        "channel": CHANNEL, "user": ANN, "ts": "", "thread_ts": root["ts"], "text": "found"
-    }  # fmt: skip
+        "channel": CHANNEL,
+        "user": ANN,
+        "ts": "",
+        "thread_ts": root["ts"],
+        "text": "found",
+    }
 
 
 async def test_a_commands_acknowledgement_text_is_shown_to_its_user(
@@ -156,8 +166,12 @@ async def test_a_button_press_is_a_signed_block_actions_payload(
     assert (await link.click(CHANNEL, ANN, action, message_ts=posted["ts"], thread_ts=root["ts"])).ok
     payload = json.loads(recorder[0].received[-1][1]["payload"])
     assert payload["type"] == "block_actions" and payload["user"]["id"] == ANN
-    assert payload["container"] == {"type": "message", "message_ts": posted["ts"], "channel_id": CHANNEL,
-                                    "is_ephemeral": False}  # fmt: skip
+    assert payload["container"] == {
+        "type": "message",
+        "message_ts": posted["ts"],
+        "channel_id": CHANNEL,
+        "is_ephemeral": False,
+    }
     assert payload["message"]["ts"] == posted["ts"] and payload["message"]["thread_ts"] == root["ts"]
     assert {k: payload["actions"][0][k] for k in action} == action
 

@@ -119,8 +119,6 @@ def log_stream() -> Iterator[io.StringIO]:
 # ---- `errfix serve` as a real process --------------------------------------------------------------
 
 
-
-
 async def wait_until(probe: Any, what: str, timeout: float = 60) -> Any:
     """Poll an async `probe()` until it returns something truthy (fails the test after `timeout`)."""
     deadline = time.monotonic() + timeout

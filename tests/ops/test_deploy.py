@@ -122,8 +122,12 @@ def test_the_build_context_builds_the_wheel_with_the_script_and_the_seeds(tmp_pa
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(REPO / src, target)
     out = tmp_path / "wheel"
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(context)],
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(context)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     [wheel] = out.glob("errfix-*.whl")
     with zipfile.ZipFile(wheel) as zf:
@@ -166,9 +170,15 @@ def unit_settings() -> dict[str, list[str]]:
 
 def test_the_unit_is_hardened_and_restarts_on_failure() -> None:
     s = unit_settings()
-    for key, value in {"DynamicUser": "yes", "ProtectSystem": "strict", "Restart": "on-failure",
-                       "StateDirectory": "errfix", "NoNewPrivileges": "yes", "ProtectHome": "yes",
-                       "PrivateTmp": "yes"}.items():  # fmt: skip
+    for key, value in {
+        "DynamicUser": "yes",
+        "ProtectSystem": "strict",
+        "Restart": "on-failure",
+        "StateDirectory": "errfix",
+        "NoNewPrivileges": "yes",
+        "ProtectHome": "yes",
+        "PrivateTmp": "yes",
+    }.items():
         assert s.get(key) == [value], key
     assert s["EnvironmentFile"] == ["/etc/errfix/errfix.env"]
     assert s["Environment"][0] == "ERRFIX_DB=/var/lib/errfix/errfix.db"  # inside StateDirectory
@@ -187,8 +197,9 @@ def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("errfix")
     assert script.exists(), "verify checks that ExecStart's program exists: install errfix in this venv"
     unit = tmp_path / "errfix.service"
-    unit.write_text(UNIT.read_text(encoding="utf-8").replace("/opt/errfix/venv/bin/errfix", str(script)),
-                    encoding="utf-8")  # fmt: skip
+    unit.write_text(
+        UNIT.read_text(encoding="utf-8").replace("/opt/errfix/venv/bin/errfix", str(script)), encoding="utf-8"
+    )
     proc = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True, timeout=120)
     complaints = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "errfix.service" in ln]
     assert proc.returncode == 0 and not complaints, proc.stdout + proc.stderr

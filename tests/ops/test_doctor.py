@@ -15,14 +15,29 @@ from bot.store import open_store
 from tests.conftest import CliRunner
 from tests.slack.test_manifest import listed
 
-CHECKS = ["settings", "slack.auth", "slack.scopes", "slack.socket", "db.file", "db.integrity", "db.schema",
-          "db.records", "db.wal", "sync", "disk"]  # fmt: skip
+CHECKS = [
+    "settings",
+    "slack.auth",
+    "slack.scopes",
+    "slack.socket",
+    "db.file",
+    "db.integrity",
+    "db.schema",
+    "db.records",
+    "db.wal",
+    "sync",
+    "disk",
+]
 LINE = re.compile(r"^(ok|warn|fail|skip)\s+([\w.]+)\s+\S")
 
 
 def env_for(fake: FakeSlack, **extra: str) -> dict[str, str]:
-    return {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": "s3cret-signing",
-            "ERRFIX_SLACK_API_URL": fake.base_url, **extra}  # fmt: skip
+    return {
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": "s3cret-signing",
+        "ERRFIX_SLACK_API_URL": fake.base_url,
+        **extra,
+    }
 
 
 def by_name(checks: list[doctor.Check]) -> dict[str, doctor.Check]:
@@ -65,11 +80,13 @@ async def test_missing_scopes_are_named_with_what_to_do(fake: FakeSlack, db: Pat
 
 async def test_socket_mode_and_a_refused_token(fake: FakeSlack, db: Path) -> None:
     open_store(db).close()
-    checks = by_name(await doctor.run(env_file=None, db=str(db), http=False,
-                                      environ=env_for(fake, SLACK_APP_TOKEN=APP_TOKEN)))  # fmt: skip
+    checks = by_name(
+        await doctor.run(env_file=None, db=str(db), http=False, environ=env_for(fake, SLACK_APP_TOKEN=APP_TOKEN))
+    )
     assert checks["slack.socket"].status == "ok"
-    checks = by_name(await doctor.run(env_file=None, db=str(db), http=False,
-                                      environ=env_for(fake, SLACK_BOT_TOKEN="xoxb-revoked")))  # fmt: skip
+    checks = by_name(
+        await doctor.run(env_file=None, db=str(db), http=False, environ=env_for(fake, SLACK_BOT_TOKEN="xoxb-revoked"))
+    )
     assert checks["slack.auth"].status == "fail" and "invalid_auth" in checks["slack.auth"].detail
     assert checks["slack.scopes"].status == "skip"
     assert "xoxb-revoked" not in "\n".join(c.line() for c in checks.values())

@@ -35,10 +35,15 @@ class App:
 
     def __init__(self, fake: FakeSlack, db: Path, stream: io.StringIO, **settings: Any) -> None:
         self.fake, self.stream = fake, stream
-        self.settings = Settings(bot_token=TOKEN, signing_secret=SECRET, db_path=str(db),
-                                 slack_api_url=fake.base_url, **settings)  # fmt: skip
-        logs.configure(fmt=self.settings.log_format, secrets=self.settings.secrets,
-                       log_pastes=self.settings.log_pastes, stream=stream)  # fmt: skip
+        self.settings = Settings(
+            bot_token=TOKEN, signing_secret=SECRET, db_path=str(db), slack_api_url=fake.base_url, **settings
+        )
+        logs.configure(
+            fmt=self.settings.log_format,
+            secrets=self.settings.secrets,
+            log_pastes=self.settings.log_pastes,
+            stream=stream,
+        )
         self.metrics = Metrics(db)
         self.errfix = ServeErrfix(str(db), metrics=self.metrics, log_pastes=self.settings.log_pastes)
         self.activity = Activity()
@@ -49,8 +54,10 @@ class App:
         message = self.fake.add_message(CHANNEL, slack_escape(text), ALICE)
         body = json.dumps(event_body(message_event(message), event_id))
         headers = {"Content-Type": "application/json", **sign(SECRET, body)}
-        async with aiohttp.ClientSession() as session, session.post(self.url("/slack/events"), data=body,
-                                                                    headers=headers) as resp:  # fmt: skip
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(self.url("/slack/events"), data=body, headers=headers) as resp,
+        ):
             assert resp.status == 200
         await self.fake.wait_for("chat.postMessage", lambda c: c.params.get("thread_ts") == message["ts"])
         await self.activity.idle()
@@ -142,7 +149,7 @@ def test_the_redactor_removes_tokens_secrets_and_pastes() -> None:
     redact = logs.Redactor([TOKEN, SECRET])
     line = f"auth {TOKEN} with {SECRET}, app token xapp-1-A0-123-abc, user xoxp-9-9"
     assert redact(line) == "auth [redacted] with [redacted], app token xapp-[redacted], user xoxp-[redacted]"
-    paste = "Traceback (most recent call last):\n  File \"x.py\"\nValueError: something private broke"
+    paste = 'Traceback (most recent call last):\n  File "x.py"\nValueError: something private broke'
     assert "private" not in redact(f"got {json.dumps(paste)} and {paste!r}", paste)
     assert "private" in logs.Redactor([], log_pastes=True)(paste, paste)
 

@@ -44,8 +44,10 @@ class Served:
         message = fake.add_message(CHANNEL, slack_escape(text), ALICE)
         body = json.dumps(event_body(message_event(message)))
         headers = {"Content-Type": "application/json", **sign(SECRET, body)}
-        async with aiohttp.ClientSession() as session, session.post(self.url("/slack/events"), data=body,
-                                                                    headers=headers) as resp:  # fmt: skip
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(self.url("/slack/events"), data=body, headers=headers) as resp,
+        ):
             assert resp.status == 200
         return message
 
@@ -67,13 +69,27 @@ async def serve(tmp_path: Path, fake: FakeSlack) -> AsyncIterator[Any]:
     async def start(*args: str, **env: str) -> Served:
         port = free_port()
         log = tmp_path / f"serve{len(started)}.log"
-        environ = clean_env(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, ERRFIX_SLACK_API_URL=fake.base_url,
-                            ERRFIX_DB=str(tmp_path / "errfix.db"), **env)  # fmt: skip
+        environ = clean_env(
+            SLACK_BOT_TOKEN=BOT_TOKEN,
+            SLACK_SIGNING_SECRET=SECRET,
+            ERRFIX_SLACK_API_URL=fake.base_url,
+            ERRFIX_DB=str(tmp_path / "errfix.db"),
+            **env,
+        )
         with log.open("wb") as out:
             proc = await asyncio.create_subprocess_exec(
-                *errfix_command(), "serve", "--host", "127.0.0.1", "--port", str(port), *args,
-                cwd=tmp_path, env=environ, stdout=out, stderr=out,
-            )  # fmt: skip
+                *errfix_command(),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                *args,
+                cwd=tmp_path,
+                env=environ,
+                stdout=out,
+                stderr=out,
+            )
         served = Served(proc, port, log)
         started.append(served)
         await wait_healthy(served.url("/healthz"), proc, log)
@@ -84,8 +100,9 @@ async def serve(tmp_path: Path, fake: FakeSlack) -> AsyncIterator[Any]:
         await served.stop()
 
 
-async def test_metrics_json_logs_and_resync_of_a_running_server(serve: Any, fake: FakeSlack, upstream: Upstream,
-                                                                tmp_path: Path) -> None:  # fmt: skip
+async def test_metrics_json_logs_and_resync_of_a_running_server(
+    serve: Any, fake: FakeSlack, upstream: Upstream, tmp_path: Path
+) -> None:
     upstream.serve_records(upstream_records())
     served = await serve("--http", ERRFIX_SYNC_URL=upstream.url(), ERRFIX_SYNC_INTERVAL="1", ERRFIX_LOG_FORMAT="json")
 

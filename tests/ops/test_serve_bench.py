@@ -13,8 +13,11 @@ from tests.conftest import REPO
 def test_the_serve_benchmark_runs_a_small_step() -> None:
     proc = subprocess.run(
         [sys.executable, str(REPO / "bench" / "serve_bench.py"), "--rates", "5", "--seconds", "1", "--json"],
-        capture_output=True, text=True, timeout=600, cwd=REPO,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     [step] = result["steps"]

@@ -146,8 +146,15 @@ async def test_json_and_jsonl_are_told_apart_without_a_file_suffix(
 # ---- failures: nothing is written ------------------------------------------------------------
 
 
-async def refused(db: Path, upstream: Upstream, breaks: Callable[[], object], error: type[Exception], match: str,
-                  timeout: float = 10, name: str = "records.jsonl") -> pytest.ExceptionInfo[Exception]:  # fmt: skip
+async def refused(
+    db: Path,
+    upstream: Upstream,
+    breaks: Callable[[], object],
+    error: type[Exception],
+    match: str,
+    timeout: float = 10,
+    name: str = "records.jsonl",
+) -> pytest.ExceptionInfo[Exception]:
     """After a good sync, `breaks()` the upstream: the next sync raises `error` and leaves records,
     votes and the sync state (so the one after refetches in full) exactly as they were."""
     url = upstream.url(name)

@@ -44,25 +44,41 @@ def slack_escape(text: str) -> str:
 
 def event_body(event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
     return {
-        "token": "legacy", "team_id": TEAM_ID, "api_app_id": APP_ID, "type": "event_callback",
-        "event_id": event_id or f"Ev{uuid.uuid4().hex[:12]}", "event_time": int(time.time()), "event": event,
-    }  # fmt: skip
+        "token": "legacy",
+        "team_id": TEAM_ID,
+        "api_app_id": APP_ID,
+        "type": "event_callback",
+        "event_id": event_id or f"Ev{uuid.uuid4().hex[:12]}",
+        "event_time": int(time.time()),
+        "event": event,
+    }
 
 
 def message_event(message: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """A `message` event for a message the fake stored (so its ts is real)."""
     event = {
-        "type": "message", "channel": message["channel"], "channel_type": "channel", "user": message["user"],
-        "text": message["text"], "ts": message["ts"], "team": TEAM_ID, "event_ts": message["ts"],
-    }  # fmt: skip
+        "type": "message",
+        "channel": message["channel"],
+        "channel_type": "channel",
+        "user": message["user"],
+        "text": message["text"],
+        "ts": message["ts"],
+        "team": TEAM_ID,
+        "event_ts": message["ts"],
+    }
     if message.get("thread_ts"):
         event["thread_ts"] = message["thread_ts"]
     return {**event, **extra}
 
 
 def settings_for(fake: FakeSlack, db: Path, **overrides: Any) -> Settings:
-    fields: dict[str, Any] = dict(bot_token=BOT_TOKEN, signing_secret=SECRET, db_path=str(db),
-                                  slack_api_url=fake.base_url, max_replies_per_minute=30)  # fmt: skip
+    fields: dict[str, Any] = dict(
+        bot_token=BOT_TOKEN,
+        signing_secret=SECRET,
+        db_path=str(db),
+        slack_api_url=fake.base_url,
+        max_replies_per_minute=30,
+    )
     return Settings(**{**fields, **overrides})
 
 
@@ -114,8 +130,15 @@ class Bot:
         status, _ = await self.post_signed(body, "application/json", extra=extra)
         return status
 
-    async def paste(self, text: str = PASTE, *, user: str = ALICE, channel: str = CHANNEL,
-                    thread_ts: str | None = None, **extra: Any) -> dict[str, Any]:  # fmt: skip
+    async def paste(
+        self,
+        text: str = PASTE,
+        *,
+        user: str = ALICE,
+        channel: str = CHANNEL,
+        thread_ts: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
         """A person posts `text`; Slack sends the event. Returns the message."""
         message = self.fake.add_message(channel, slack_escape(text), user, thread_ts=thread_ts)
         assert await self.event(message_event(message, **extra)) == 200
@@ -127,31 +150,56 @@ class Bot:
 
     async def command(self, text: str, *, user: str = ALICE, channel: str = CHANNEL) -> int:
         form = {
-            "token": "legacy", "team_id": TEAM_ID, "team_domain": "fake", "channel_id": channel,
-            "channel_name": "general", "user_id": user, "user_name": user.lower(), "command": "/errfix",
-            "text": text, "api_app_id": APP_ID, "response_url": self.response_url(channel, user),
+            "token": "legacy",
+            "team_id": TEAM_ID,
+            "team_domain": "fake",
+            "channel_id": channel,
+            "channel_name": "general",
+            "user_id": user,
+            "user_name": user.lower(),
+            "command": "/errfix",
+            "text": text,
+            "api_app_id": APP_ID,
+            "response_url": self.response_url(channel, user),
             "trigger_id": "trigger.1",
-        }  # fmt: skip
+        }
         status, _ = await self.post_signed(urlencode(form), "application/x-www-form-urlencoded")
         return status
 
-    async def click(self, message: dict[str, Any], button: dict[str, Any], *, user: str = ALICE,
-                    ephemeral: bool = False) -> int:  # fmt: skip
+    async def click(
+        self, message: dict[str, Any], button: dict[str, Any], *, user: str = ALICE, ephemeral: bool = False
+    ) -> int:
         """Press `button` (a Block Kit element of `message`) as `user`, like Slack's block_actions."""
         channel = message["channel"]
         payload: dict[str, Any] = {
-            "type": "block_actions", "user": {"id": user, "team_id": TEAM_ID}, "api_app_id": APP_ID,
-            "team": {"id": TEAM_ID}, "channel": {"id": channel}, "trigger_id": "trigger.2",
-            "container": {"type": "message", "message_ts": message["ts"], "channel_id": channel,
-                          "is_ephemeral": ephemeral},
+            "type": "block_actions",
+            "user": {"id": user, "team_id": TEAM_ID},
+            "api_app_id": APP_ID,
+            "team": {"id": TEAM_ID},
+            "channel": {"id": channel},
+            "trigger_id": "trigger.2",
+            "container": {
+                "type": "message",
+                "message_ts": message["ts"],
+                "channel_id": channel,
+                "is_ephemeral": ephemeral,
+            },
             "response_url": self.response_url(channel, user, None if ephemeral else message["ts"]),
-            "actions": [{"type": "button", "action_id": button["action_id"], "block_id": button.get("block_id", "b"),
-                         "value": button["value"], "action_ts": str(time.time())}],
-        }  # fmt: skip
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": button["action_id"],
+                    "block_id": button.get("block_id", "b"),
+                    "value": button["value"],
+                    "action_ts": str(time.time()),
+                }
+            ],
+        }
         if not ephemeral:
             payload["message"] = {"ts": message["ts"], "thread_ts": message.get("thread_ts"), "type": "message"}
-        status, _ = await self.post_signed(urlencode({"payload": json.dumps(payload)}),
-                                           "application/x-www-form-urlencoded")  # fmt: skip
+        status, _ = await self.post_signed(
+            urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
+        )
         return status
 
     def replies(self, message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -201,8 +249,12 @@ def all_text(message: dict[str, Any]) -> str:
 
 @pytest_asyncio.fixture
 async def fake() -> AsyncIterator[FakeSlack]:
-    users = [User(ALICE, "alice"), User(BOB, "bob"), User(ZHANG, "zhang", locale="zh-CN"),
-             User(ROBOT, "robot", is_bot=True)]  # fmt: skip
+    users = [
+        User(ALICE, "alice"),
+        User(BOB, "bob"),
+        User(ZHANG, "zhang", locale="zh-CN"),
+        User(ROBOT, "robot", is_bot=True),
+    ]
     slack = FakeSlack(users=users)
     await slack.start()
     yield slack

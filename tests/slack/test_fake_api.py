@@ -382,4 +382,3 @@ async def test_socket_push_needs_a_connection_and_a_known_type(fake: FakeSlack) 
     async with aiohttp.ClientSession() as http:
         with pytest.raises(aiohttp.WSServerHandshakeError):
             await http.ws_connect(fake.root_url.replace("http", "ws") + "socket?ticket=forged")
-

@@ -102,8 +102,14 @@ async def test_reactions_vote_on_the_top_workaround_once_and_removal_withdraws(
     item = {"type": "message", "channel": CHANNEL, "ts": answer["ts"]}
 
     def reaction(kind: str, name: str, user: str = ALICE) -> dict[str, Any]:
-        return {"type": kind, "user": user, "reaction": name, "item": item, "item_user": "U_BOT",
-                "event_ts": "1700000000.000900"}  # fmt: skip
+        return {
+            "type": kind,
+            "user": user,
+            "reaction": name,
+            "item": item,
+            "item_user": "U_BOT",
+            "event_ts": "1700000000.000900",
+        }
 
     await bot.event(reaction("reaction_added", "+1"), event_id="EvR1")
     await bot.event(reaction("reaction_added", "+1"), event_id="EvR1", retry=1)  # Slack retries
@@ -137,7 +143,7 @@ async def test_reactions_on_other_messages_are_not_votes(bot: Bot, read_store: C
 async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
     bot: Bot, read_store: Callable[[], Store]
 ) -> None:
-    paste = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nRuntimeError: Loss is NaN or Inf"
+    paste = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nRuntimeError: Loss is NaN or Inf'
     answer = await bot.answer_to(await bot.paste(paste))
     assert await bot.click(answer, buttons(answer, "errfix_not_this")[0], user=BOB) == 200
     rows = read_store().db.execute("SELECT record_id, line, user_id FROM rejections").fetchall()

@@ -10,18 +10,21 @@ MANIFEST = REPO / "deploy" / "slack-manifest.yml"
 SLACK = REPO / "bot" / "slack"
 
 EVENT_SUBSCRIPTIONS = {  # bolt event type → manifest bot events (and the scope each needs)
-    "message": {"message.channels": "channels:history", "message.groups": "groups:history",
-                "message.im": "im:history"},
+    "message": {"message.channels": "channels:history", "message.groups": "groups:history", "message.im": "im:history"},
     "app_mention": {"app_mention": "app_mentions:read"},
     "reaction_added": {"reaction_added": "reactions:read"},
     "reaction_removed": {"reaction_removed": "reactions:read"},
     "app_home_opened": {"app_home_opened": ""},
-}  # fmt: skip
+}
 METHOD_SCOPES = {
-    "chat_postMessage": "chat:write", "chat_update": "chat:write", "users_info": "users:read",
-    "conversations_replies": "", "views_publish": "",  # covered by the *:history scopes / none needed
-    "auth_test": "", "apps_connections_open": "",  # no bot scope (the app token has connections:write)
-}  # fmt: skip
+    "chat_postMessage": "chat:write",
+    "chat_update": "chat:write",
+    "users_info": "users:read",
+    "conversations_replies": "",
+    "views_publish": "",  # covered by the *:history scopes / none needed
+    "auth_test": "",
+    "apps_connections_open": "",  # no bot scope (the app token has connections:write)
+}
 
 
 def listed(key: str) -> set[str]:

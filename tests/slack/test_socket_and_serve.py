@@ -63,8 +63,15 @@ async def test_socket_mode_uses_the_same_listeners_and_reconnects(
     retried = await fake.push("events_api", body, retry_attempt=1, retry_reason="timeout")
     await fake.wait_ack(retried)  # a retry is acked, not answered again
 
-    command = {"command": "/errfix", "text": RECORD, "user_id": ALICE, "channel_id": CHANNEL, "team_id": TEAM_ID,
-               "response_url": fake.response_url_for("s1", channel=CHANNEL, user=ALICE), "trigger_id": "t"}  # fmt: skip
+    command = {
+        "command": "/errfix",
+        "text": RECORD,
+        "user_id": ALICE,
+        "channel_id": CHANNEL,
+        "team_id": TEAM_ID,
+        "response_url": fake.response_url_for("s1", channel=CHANNEL, user=ALICE),
+        "trigger_id": "t",
+    }
     await fake.wait_ack(await fake.push("slash_commands", command))
     await fake.wait_for("response_url")
 
@@ -101,12 +108,18 @@ def test_settings_come_from_the_environment_over_dotenv(tmp_path: Path) -> None:
         ({"SLACK_BOT_TOKEN": "xoxp-user"}, "SLACK_BOT_TOKEN"),
         ({"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
         ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xoxb-2"}, "SLACK_APP_TOKEN"),
-        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_SLACK_API_URL": "ftp://x"},
-         "ERRFIX_SLACK_API_URL"),
-        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_MAX_REPLIES_PER_MINUTE": "many"},
-         "ERRFIX_MAX_REPLIES_PER_MINUTE"),
-        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_MAX_REPLIES_PER_MINUTE": "0"},
-         "ERRFIX_MAX_REPLIES_PER_MINUTE"),
+        (
+            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_SLACK_API_URL": "ftp://x"},
+            "ERRFIX_SLACK_API_URL",
+        ),
+        (
+            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_MAX_REPLIES_PER_MINUTE": "many"},
+            "ERRFIX_MAX_REPLIES_PER_MINUTE",
+        ),
+        (
+            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_MAX_REPLIES_PER_MINUTE": "0"},
+            "ERRFIX_MAX_REPLIES_PER_MINUTE",
+        ),
     ],
 )
 def test_a_missing_or_malformed_setting_is_named(env: dict[str, str], named: str) -> None:
@@ -123,8 +136,6 @@ def test_socket_mode_does_not_need_the_signing_secret() -> None:
 
 
 # ---- `errfix serve` as a real process ---------------------------------------------------------
-
-
 
 
 async def wait_healthy(url: str, proc: asyncio.subprocess.Process, log: Path) -> None:
@@ -146,13 +157,26 @@ async def wait_healthy(url: str, proc: asyncio.subprocess.Process, log: Path) ->
 async def test_errfix_serve_http_answers_a_signed_message_in_its_thread(fake: FakeSlack, tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "serve.log"
-    env = clean_env(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, ERRFIX_SLACK_API_URL=fake.base_url,
-                    ERRFIX_DB=str(tmp_path / "errfix.db"))  # fmt: skip
+    env = clean_env(
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SECRET,
+        ERRFIX_SLACK_API_URL=fake.base_url,
+        ERRFIX_DB=str(tmp_path / "errfix.db"),
+    )
     with log.open("wb") as out:
         proc = await asyncio.create_subprocess_exec(
-            *errfix_command(), "serve", "--http", "--host", "127.0.0.1", "--port", str(port),
-            cwd=tmp_path, env=env, stdout=out, stderr=out,
-        )  # fmt: skip
+            *errfix_command(),
+            "serve",
+            "--http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=out,
+        )
     try:
         await wait_healthy(f"http://127.0.0.1:{port}/healthz", proc, log)
         message = fake.add_message(CHANNEL, slack_escape(PASTE), ALICE)
@@ -175,9 +199,16 @@ async def test_errfix_serve_http_answers_a_signed_message_in_its_thread(fake: Fa
 async def test_errfix_serve_with_a_missing_setting_says_which_in_one_line(tmp_path: Path) -> None:
     env = clean_env(SLACK_SIGNING_SECRET=SECRET)
     proc = await asyncio.create_subprocess_exec(
-        *errfix_command(), "serve", "--http", "--port", str(free_port()), cwd=tmp_path, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        *errfix_command(),
+        "serve",
+        "--http",
+        "--port",
+        str(free_port()),
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 2
     lines = err.decode().strip().splitlines()
@@ -186,11 +217,16 @@ async def test_errfix_serve_with_a_missing_setting_says_which_in_one_line(tmp_pa
 
 async def test_errfix_serve_uses_socket_mode_when_the_app_token_is_set(fake: FakeSlack, tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
-    env = clean_env(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_APP_TOKEN=APP_TOKEN, ERRFIX_SLACK_API_URL=fake.base_url,
-                    ERRFIX_DB=str(tmp_path / "errfix.db"))  # fmt: skip
+    env = clean_env(
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_APP_TOKEN=APP_TOKEN,
+        ERRFIX_SLACK_API_URL=fake.base_url,
+        ERRFIX_DB=str(tmp_path / "errfix.db"),
+    )
     with log.open("wb") as out:
-        proc = await asyncio.create_subprocess_exec(*errfix_command(), "serve", cwd=tmp_path, env=env,
-                                                    stdout=out, stderr=out)  # fmt: skip
+        proc = await asyncio.create_subprocess_exec(
+            *errfix_command(), "serve", cwd=tmp_path, env=env, stdout=out, stderr=out
+        )
     try:
         await fake.wait_connected(1, timeout=60)
         message = fake.add_message(CHANNEL, slack_escape(PASTE), ALICE)
@@ -206,12 +242,20 @@ async def test_errfix_serve_uses_socket_mode_when_the_app_token_is_set(fake: Fak
 
 
 async def test_errfix_serve_says_so_when_slack_refuses_the_app_token(fake: FakeSlack, tmp_path: Path) -> None:
-    env = clean_env(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_APP_TOKEN="xapp-wrong", ERRFIX_SLACK_API_URL=fake.base_url,
-                    ERRFIX_DB=str(tmp_path / "errfix.db"))  # fmt: skip
+    env = clean_env(
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_APP_TOKEN="xapp-wrong",
+        ERRFIX_SLACK_API_URL=fake.base_url,
+        ERRFIX_DB=str(tmp_path / "errfix.db"),
+    )
     proc = await asyncio.create_subprocess_exec(
-        *errfix_command(), "serve", cwd=tmp_path, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        *errfix_command(),
+        "serve",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 2
     assert "SLACK_APP_TOKEN" in err.decode().strip().splitlines()[-1] and "Traceback" not in err.decode()

@@ -109,14 +109,17 @@ def test_a_missing_path_is_invalid_input(tmp_path: Path) -> None:
 
 
 def test_every_problem_is_one_line_in_the_documented_shape(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "bad.jsonl", [
-        minimal("t/ok"),
-        minimal("t/rate", workarounds=[{"action": "a", "success_rate": "0.5"}], evidence_count=-1),
-        {"signature": "no id", "regex": "x"},
-        minimal("t/id with space"),
-        minimal("t/multi\nline id"),
-        [1, 2],
-    ])
+    path = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            minimal("t/ok"),
+            minimal("t/rate", workarounds=[{"action": "a", "success_rate": "0.5"}], evidence_count=-1),
+            {"signature": "no id", "regex": "x"},
+            minimal("t/id with space"),
+            minimal("t/multi\nline id"),
+            [1, 2],
+        ],
+    )
     result = load([path])
     assert [rec.id for _, rec in result.records] == ["t/ok"]
     assert result.problems == [
@@ -177,10 +180,16 @@ def test_surrogate_pairs_are_fine(tmp_path: Path) -> None:
         ("trunc.json", b'{"id": "t/a", "signature": ', "1: not valid JSON: Expecting value"),
         ("extra.json", b'{"id": "t/a"}\n{"id": "t/b"}\n', "2: not valid JSON: extra data after the JSON value"),
         ("unclosed.json", b'[\n{"id": "t/a"}\n', "3: not valid JSON: expected ',' or ']'"),
-        ("nan.jsonl", b'{"id": "t/a", "signature": "x", "regex": "x", "confidence": NaN}\n',
-         "1: not valid JSON: NaN is not valid JSON"),
-        ("inf.json", b'{"id": "t/a", "signature": "x", "regex": "x", "x": -Infinity}',
-         "not valid JSON: -Infinity is not valid JSON"),
+        (
+            "nan.jsonl",
+            b'{"id": "t/a", "signature": "x", "regex": "x", "confidence": NaN}\n',
+            "1: not valid JSON: NaN is not valid JSON",
+        ),
+        (
+            "inf.json",
+            b'{"id": "t/a", "signature": "x", "regex": "x", "x": -Infinity}',
+            "not valid JSON: -Infinity is not valid JSON",
+        ),
         ("deep.json", b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply"),
     ],
 )

@@ -42,9 +42,14 @@ def _reject(store: Store, svc: Errfix, paste: str, user: str, n: int) -> None:
     d = svc.diagnose(paste)
     ts = f"1700000000.{n:06d}"
     learning.log_paste(
-        store, channel="C1", ts=ts, line=d.extracted.lines[0].raw, record_id=d.matches[0].id,
-        score=d.matches[0].score, replied=d.reply,
-    )  # fmt: skip
+        store,
+        channel="C1",
+        ts=ts,
+        line=d.extracted.lines[0].raw,
+        record_id=d.matches[0].id,
+        score=d.matches[0].score,
+        replied=d.reply,
+    )
     assert learning.reject(store, channel="C1", message_ts=ts, record_id=SEED_ID, user_id=user) is not None
 
 
@@ -290,8 +295,13 @@ def test_a_mark_that_is_not_ours_or_not_well_formed_is_kept_as_given(seeded: Sto
 
 def test_a_mark_of_ours_with_nonsense_in_it_imports_the_record_as_given(seeded: Store) -> None:
     raw = seed_json()
-    raw[FOLDED] = {"db": seeded.instance_id(), "votes": {}, "aliases": [], "last_worked": None,
-                   "before": {"fix_success_rate": 7, "evidence_count": -1, "last_confirmed": None, "success_rate": {}}}
+    raw[FOLDED] = {
+        "db": seeded.instance_id(),
+        "votes": {},
+        "aliases": [],
+        "last_worked": None,
+        "before": {"fix_success_rate": 7, "evidence_count": -1, "last_confirmed": None, "success_rate": {}},
+    }
     seeded.import_records([Record.model_validate(raw)])
     assert seeded.get(SEED_ID).to_json() == Record.model_validate(raw).to_json()
 

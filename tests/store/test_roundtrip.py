@@ -47,16 +47,21 @@ def extras(known: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
 
 def obj(required: dict[str, Any], optional: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     known = (*required, *optional)
-    return st.builds(lambda base, more: {**more, **base},
-                     st.fixed_dictionaries(required, optional=optional), extras(known))
+    return st.builds(
+        lambda base, more: {**more, **base}, st.fixed_dictionaries(required, optional=optional), extras(known)
+    )
 
 
-WORKAROUND = obj({"action": TEXT},
-                 {"success_rate": RATE, "how": TEXT, "condition": OPT_TEXT, "sources": st.lists(TEXT, max_size=2)})
-DEAD_END = obj({"action": TEXT},
-               {"why_fails": TEXT, "fail_rate": RATE, "condition": OPT_TEXT, "sources": st.lists(TEXT, max_size=2)})
-VERSION = obj({"version": TEXT}, {k: OPT_TEXT for k in ("introduced", "deprecated", "removed", "behavior_change",
-                                                         "status")})
+WORKAROUND = obj(
+    {"action": TEXT}, {"success_rate": RATE, "how": TEXT, "condition": OPT_TEXT, "sources": st.lists(TEXT, max_size=2)}
+)
+DEAD_END = obj(
+    {"action": TEXT},
+    {"why_fails": TEXT, "fail_rate": RATE, "condition": OPT_TEXT, "sources": st.lists(TEXT, max_size=2)},
+)
+VERSION = obj(
+    {"version": TEXT}, {k: OPT_TEXT for k in ("introduced", "deprecated", "removed", "behavior_change", "status")}
+)
 LINK = obj({"error_id": TEXT}, {"probability": st.none() | RATE, "condition": OPT_TEXT, "distinction": OPT_TEXT})
 EDGES = st.lists(RECORD_ID | LINK, max_size=3)
 GRAPH = obj({}, {"leads_to": EDGES, "preceded_by": EDGES, "frequently_confused_with": EDGES})
@@ -178,8 +183,9 @@ def test_the_whole_corpus_exports_back_equal_object_for_object(
         assert list(back) == list(original), original["id"]  # the same field order too
 
 
-def test_the_corpus_through_errfix_export_file(tmp_path: Path, corpus_db: Path,
-                                               corpus_records: list[dict[str, Any]]) -> None:
+def test_the_corpus_through_errfix_export_file(
+    tmp_path: Path, corpus_db: Path, corpus_records: list[dict[str, Any]]
+) -> None:
     out = tmp_path / "export.jsonl"
     assert main(["export", "--db", str(corpus_db), "-o", str(out)]) == 0
     assert not (tmp_path / "export.jsonl.tmp").exists()

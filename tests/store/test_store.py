@@ -93,9 +93,9 @@ def test_reimporting_the_same_records_changes_nothing(store: Store) -> None:
 
 def test_workarounds_dead_ends_and_aliases_follow_the_record(store: Store) -> None:
     store.import_records([_rec("t/a", aliases=["Loss became NaN"])])
-    store.import_records([
-        _rec("t/a", workarounds=[{"action": "only this", "success_rate": 0.7}], dead_ends=[], aliases=["other"])
-    ])
+    store.import_records(
+        [_rec("t/a", workarounds=[{"action": "only this", "success_rate": 0.7}], dead_ends=[], aliases=["other"])]
+    )
     q = store.db.execute
     assert q("SELECT action, prior_rate FROM workarounds WHERE record_id = 't/a'").fetchall() == [("only this", 0.7)]
     assert q("SELECT count(*) FROM dead_ends WHERE record_id = 't/a'").fetchone()[0] == 0
@@ -119,10 +119,12 @@ def test_get_and_has(store: Store) -> None:
 
 
 def test_keyword_search_finds_by_words_and_survives_fts_syntax(store: Store) -> None:
-    store.import_records([
-        _rec("t/nan"),
-        Record.model_validate(minimal("t/oom", signature="CUDA out of memory", root_cause="batch too large")),
-    ])
+    store.import_records(
+        [
+            _rec("t/nan"),
+            Record.model_validate(minimal("t/oom", signature="CUDA out of memory", root_cause="batch too large")),
+        ]
+    )
     assert [rid for rid, _ in store.search_fts("loss nan")][0] == "t/nan"
     assert [rid for rid, _ in store.search_fts("memory")] == ["t/oom"]
     for hostile in ['"unclosed', "NEAR(a b)", "* OR AND", "col:value", "^x", ""]:
@@ -130,8 +132,12 @@ def test_keyword_search_finds_by_words_and_survives_fts_syntax(store: Store) -> 
 
 
 def test_keyword_index_follows_changed_and_removed_records(store: Store) -> None:
-    store.import_records([Record.model_validate(minimal("t/a", signature="AlphaError: first wording")),
-                          Record.model_validate(minimal("t/b", signature="GammaError: stays"))])
+    store.import_records(
+        [
+            Record.model_validate(minimal("t/a", signature="AlphaError: first wording")),
+            Record.model_validate(minimal("t/b", signature="GammaError: stays")),
+        ]
+    )
     assert [rid for rid, _ in store.search_fts("alphaerror")] == ["t/a"]
     store.import_records([Record.model_validate(minimal("t/a", signature="BetaError: second wording"))])
     assert store.search_fts("alphaerror") == []
@@ -205,8 +211,13 @@ def test_replace_all_keeps_votes_for_a_record_that_comes_back(store: Store) -> N
 def test_replies_are_recorded_and_found(store: Store) -> None:
     store.record_reply(channel="C1", reply_ts="2.0", message_ts="1.0", thread_ts="1.0", record_id="t/a", score=0.9)
     assert store.reply("C1", "2.0") == {
-        "channel": "C1", "reply_ts": "2.0", "message_ts": "1.0", "thread_ts": "1.0",
-        "record_id": "t/a", "score": 0.9, "locale": "en",
+        "channel": "C1",
+        "reply_ts": "2.0",
+        "message_ts": "1.0",
+        "thread_ts": "1.0",
+        "record_id": "t/a",
+        "score": 0.9,
+        "locale": "en",
     }
     assert store.reply("C1", "3.0") is None
 
