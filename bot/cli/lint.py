@@ -1,6 +1,7 @@
-"""`errfix lint PATH…`: report quality problems in record files (see bot/lint.py).
+"""`errfix lint PATH…`: the command over the checks in bot.store.lint.
 
-Kept out of bot/cli.py so the command is one `register(add)` call there.
+Named like bot.store.lint because it is that module's command: arguments and output here, the
+checks there.
 """
 
 from __future__ import annotations

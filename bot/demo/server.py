@@ -36,8 +36,9 @@ from aiohttp import web
 from bot.config import Settings
 from bot.demo.examples import examples
 from bot.fakeslack.api import BOT_USER_ID, JSON, Delivery, EventsLink, FakeSlack, User, channel_type
+from bot.serve.http import web_app
 from bot.service.async_errfix import AsyncErrfix
-from bot.slack.app import EVENTS_PATH, build_app, check_tokens, web_app
+from bot.slack.app import EVENTS_PATH, build_app, check_tokens
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 HOST = "127.0.0.1"

@@ -10,9 +10,12 @@ import logging
 import sqlite3
 
 from aiohttp import web
+from slack_bolt.app.async_server import AsyncSlackAppServer
+from slack_bolt.async_app import AsyncApp
 
 from bot.errors import StoreError
 from bot.service.async_errfix import AsyncErrfix
+from bot.slack.app import EVENTS_PATH
 from bot.telemetry.metrics import CONTENT_TYPE, Metrics
 
 log = logging.getLogger("errfix.serve")
@@ -48,3 +51,11 @@ def ops_app(errfix: AsyncErrfix, metrics: Metrics | None = None) -> web.Applicat
     application = web.Application()
     add_routes(application, errfix, metrics)
     return application
+
+
+def web_app(app: AsyncApp, errfix: AsyncErrfix, *, metrics: Metrics | None = None) -> web.Application:
+    """aiohttp Application: every Slack request at POST /slack/events, GET /healthz, and
+    GET /metrics when `metrics` is given (the one passed to `build_app`)."""
+    server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
+    add_routes(server.web_app, errfix, metrics)
+    return server.web_app

@@ -21,10 +21,10 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 
 from bot.config import Settings, load_settings
-from bot.serve.http import ops_app
+from bot.serve.http import ops_app, web_app
 from bot.serve.observed import ServeErrfix
 from bot.serve.resync import resyncing
-from bot.slack.app import build_app, check_tokens, make_client, socket_handler, web_app
+from bot.slack.app import build_app, check_tokens, make_client, socket_handler
 from bot.slack.deps import Activity
 from bot.telemetry import logs
 from bot.telemetry.metrics import Metrics

@@ -2,10 +2,10 @@
 
     errfix = AsyncErrfix(settings.db_path)
     app = build_app(settings, errfix)
-    web_app(app, errfix)            # aiohttp Application: POST /slack/events, GET /healthz
     socket_handler(app, settings)   # AsyncSocketModeHandler (xapp- token)
 
-Pass one `Metrics` to `build_app` and `web_app` for GET /metrics (bot/ops/metrics.py).
+Serving it over HTTP with the operator's routes is `bot.serve.http.web_app`: the adapter does not
+import the process that runs it.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import aiohttp
-from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -29,7 +27,6 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings
-from bot.serve.http import add_routes
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
@@ -111,14 +108,6 @@ def build_app(
         log.error("errfix: %s while handling %s %s", type(error).__name__, kind, event, exc_info=error)
 
     return app
-
-
-def web_app(app: AsyncApp, errfix: AsyncErrfix, *, metrics: Metrics | None = None) -> web.Application:
-    """aiohttp Application: every Slack request at POST /slack/events, GET /healthz, and
-    GET /metrics when `metrics` is given (the one passed to `build_app`)."""
-    server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
-    add_routes(server.web_app, errfix, metrics)
-    return server.web_app
 
 
 async def check_tokens(app: AsyncApp, settings: Settings, *, socket_mode: bool) -> None:

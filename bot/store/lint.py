@@ -1,4 +1,4 @@
-"""Quality checks for record files: what `errfix lint PATH…` reports.
+"""Quality checks for record files: what `errfix lint PATH…` (bot.cli.lint) reports.
 
 Import only refuses records that are *invalid*; lint also reports records that are valid but would
 answer badly: a regex that does not compile in RE2 or does not match its own signature, a regex that

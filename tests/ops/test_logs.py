@@ -17,8 +17,9 @@ from aiohttp.test_utils import TestServer
 
 from bot.config import Settings
 from bot.fakeslack.api import FakeSlack, User, sign
+from bot.serve.http import web_app
 from bot.serve.observed import ServeErrfix
-from bot.slack.app import build_app, web_app
+from bot.slack.app import build_app
 from bot.slack.deps import Activity
 from bot.telemetry import logs
 from bot.telemetry.metrics import Metrics

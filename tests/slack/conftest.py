@@ -22,8 +22,9 @@ from aiohttp.test_utils import TestServer
 
 from bot.config import Settings
 from bot.fakeslack.api import APP_ID, BOT_TOKEN, TEAM_ID, FakeSlack, User, sign
+from bot.serve.http import web_app
 from bot.service.async_errfix import AsyncErrfix
-from bot.slack.app import build_app, web_app
+from bot.slack.app import build_app
 from bot.slack.deps import Activity
 from bot.store.store import Store
 
