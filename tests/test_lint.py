@@ -79,6 +79,7 @@ CASES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("regex not RE2, back-reference", _set(regex=r"(Loss) is NaN.*\1"), "does not compile in RE2"),
     ("regex misses signature", _set(regex="Loss is Infinite"), "regex does not match its signature"),
     ("regex broken everywhere", _set(regex="Loss is (NaN"), "does not compile in RE2"),
+    ("regex not Python re: flag mid-pattern", _set(regex=r"Loss is NaN|(?m)Loss is NaN or Inf$"), "Python's re"),
     ("redos nested repeat", _set(regex=r"RuntimeError: (\w+\s?)+$"), "backtrack catastrophically"),
     ("redos dot star star", _set(regex=r"RuntimeError: (.*)*Inf at step"), "backtrack catastrophically"),
     ("signature_zh missing", _set(signature_zh=None), "missing zh: signature_zh"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,6 +176,19 @@ def redos_problem(pattern: str, signature: str, timeout: float = REDOS_TIMEOUT) 
     return None
 
 
+def python_re_problem(pattern: str) -> str | None:
+    """Why Python's `re` refuses `pattern`, or None. Records are shared with tools that use `re`
+    (and `re` rejects things RE2 accepts, such as a global flag in the middle), so a bundled regex
+    must compile in both."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # re warns, then errors in a later Python, on some syntax
+        try:
+            re.compile(pattern)
+        except (re.error, FutureWarning, DeprecationWarning) as e:
+            return f"regex does not compile in Python's re (tools sharing records use it): {e}"
+    return None
+
+
 def regex_problems(rec: Record) -> list[str]:
     out: list[str] = []
     matched: object = True  # unknown when no engine compiles it (redos_problem says so)
@@ -187,6 +201,9 @@ def regex_problems(rec: Record) -> list[str]:
             matched = regex.compile(rec.regex, regex.IGNORECASE | regex.V0).search(rec.signature, timeout=1.0)
     if not matched:
         out.append("regex does not match its signature")
+    portable = python_re_problem(rec.regex)
+    if portable:
+        out.append(portable)
     redos = redos_problem(rec.regex, rec.signature)
     if redos:
         out.append(redos)
