@@ -52,10 +52,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bot.core.alternatives import class_end
 from bot.core.extract import extract
 from bot.core.match import REGEX_TEXT_LIMIT, Matcher
 from bot.core.records import Record
-from bot.core.regexes import class_end
 from bot.store.files import load
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ from rapidfuzz import fuzz
 
 from bot.core.extract import Extracted, normalize
 from bot.core.records import Record
-from bot.core.regexes import RegexSet
+from bot.core.regexset import RegexSet
 from bot.core.rejections import rejection_penalty
 
 REGEX_TEXT_LIMIT = 100_000  # the whole-paste regex pass looks at this much of the tail

@@ -22,7 +22,7 @@ import re2
 import regex
 
 from bot.core.records import Record
-from bot.core.regexes import _options as _re2_options  # the options production compiles with
+from bot.core.regexset import re2_options  # the options production compiles with
 from bot.errors import InvalidInput
 from bot.store.files import DEFAULT_MAX_BYTES, Located, expand, iter_raw, load
 
@@ -57,7 +57,7 @@ class LintResult:
 
 def compile_re2(pattern: str) -> re2._Regexp:
     """The pattern as production compiles it (case-insensitive); raises re2.error if RE2 rejects it."""
-    return re2.compile(pattern, _re2_options())
+    return re2.compile(pattern, re2_options())
 
 
 _META = set(".^$*+?()[]{}|")

@@ -14,8 +14,8 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core import regexes
-from bot.core.regexes import FALLBACK_TIMEOUT, Hit, RegexSet
+from bot.core import regexset
+from bot.core.regexset import FALLBACK_TIMEOUT, Hit, RegexSet, re2_options
 
 EVIL_TEXT = "a" * 50_000 + "!"
 
@@ -141,7 +141,7 @@ def test_an_empty_set_and_empty_text() -> None:
 def test_hits_are_plain_values() -> None:
     (hit,) = RegexSet(["boom"]).search("it went boom")
     assert hit == Hit(0, 4)
-    assert regexes.FALLBACK_TIMEOUT > 0
+    assert regexset.FALLBACK_TIMEOUT > 0
 
 
 # ---- the literal prefilter is exact: same hits and spans as running every pattern ----------------
@@ -182,7 +182,7 @@ def _re2_all(patterns: list[str]) -> list[re2._Regexp | None]:
     out: list[re2._Regexp | None] = []
     for p in patterns:
         try:
-            out.append(re2.compile(p, regexes._options()))
+            out.append(re2.compile(p, re2_options()))
         except re2.error:
             out.append(None)
     return out
@@ -201,73 +201,6 @@ def test_prefilter_is_exact_on_the_whole_corpus(corpus_records: list[dict[str, A
         assert got == _brute(compiled, text), text
 
 
-def test_fold_is_consistent_with_re2_case_folding() -> None:
-    """Every pair of characters RE2 matches case-insensitively folds to the same string, so an atom
-    found in the folded paste is never missed (ſ/s, K/Kelvin sign, ß/ẞ, Σ/σ/ς)."""
-    cased: set[str] = set()
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
-        c = chr(cp)
-        variants = {c.lower(), c.upper(), c.casefold(), c.title()}
-        if variants != {c}:
-            cased.add(c)
-            cased.update(v for v in variants if len(v) == 1)
-    text = "".join(sorted(cased))
-    for c in sorted(cased):
-        for m in re2.compile(re2.escape(c), regexes._options()).finditer(text):
-            assert regexes.fold(m.group()) == regexes.fold(c), (c, m.group())
-    # and RE2 folds no other character into that set
-    everything = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
-    klass = re2.compile("[" + "".join(re2.escape(c) for c in sorted(cased)) + "]", regexes._options())
-    assert {m.group() for m in klass.finditer(everything)} <= cased
-
-
-@pytest.mark.parametrize(
-    ("pattern", "terms"),
-    [
-        # a literal run: all its words and the phrase itself must occur
-        ("CUDA out of memory", [{"cuda", "out", "of", "memory", "cuda out of memo"}]),
-        ("OOMKilled|Out of memory|OOM", [{"oom"}, {"oomkilled"}, {"out", "of", "memory", "out of memory"}]),
-        ("[Ee]rror: (foo|bar)baz", [{"error", "barbaz", "error: barbaz"}, {"error", "foobaz", "error: foobaz"}]),
-        ("Stra\u00dfe", [{"strasse"}]),
-        ("(한국.*계좌|japan.*bank)", [{"한국", "계좌"}, {"japan", "bank"}]),
-        ("ERR.*AUTH|NOAUTH", [{"err", "auth"}, {"noauth"}]),  # a conjunction, not `err` alone
-        ("x+", [{"x"}]),  # weak keys (shorter than MIN_ATOM) where nothing better exists
-        (".*", None),
-        (r"\w+ \d+", [{" "}]),
-        (r"\w+\d*", None),
-        ("(tiananmen|6.4)", [{"tiananmen"}, {"6", "4"}]),
-        ("(foo|ab)bar", [{"foobar"}, {"abbar"}]),  # small alternations multiply out
-        ("(foo)?barbaz", [{"barbaz"}]),
-        ("(foo|)barbaz", [{"barbaz"}, {"foobarbaz"}]),
-        ("a{,3}bcd", None),  # `{,3}` is a literal in RE2, a repeat in Python: do not guess
-        ("[[:alpha:]]+Error", None),
-        (r"\Qa.b\E", None),
-        (r"\pL+ failed", None),
-    ],
-)
-def test_required_terms(pattern: str, terms: list[set[str]] | None) -> None:
-    got = regexes.required_terms(pattern)
-    if terms is None:
-        assert got is None
-    else:
-        assert got is not None and sorted(map(sorted, got)) == sorted(map(sorted, terms))
-
-
-def test_a_conjunction_of_many_alternations_keeps_the_more_selective_side() -> None:
-    got = regexes.required_terms("(a|b)(c|d)(e|f)(g|h)(i|j)xyz")
-    assert got is not None and 0 < len(got) <= regexes.MAX_TERMS
-    # every string the pattern matches satisfies one term
-    for word in ("acegixyz", "bdfhjxyz", "adehixyz"):
-        assert any(all(a in word for a in t) for t in got)
-
-
-def test_required_atoms_are_one_key_per_term() -> None:
-    assert regexes.required_atoms("ERR.*AUTH|NOAUTH") == {"auth", "noauth"}
-    assert regexes.required_atoms(".*") is None
-
-
 def test_a_vague_pattern_is_not_selected_by_one_of_its_words() -> None:
     common = [f"error number {n} in zone{n}" for n in range(20)]  # `error` is a common word
     rs = RegexSet(["ERR.*AUTH|NOAUTH", "os error 32|Broken pipe", *common])
@@ -277,7 +210,7 @@ def test_a_vague_pattern_is_not_selected_by_one_of_its_words() -> None:
 
 
 def test_the_compiled_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(regexes, "CACHE_SIZE", 8)
+    monkeypatch.setattr(regexset, "CACHE_SIZE", 8)
     patterns = [f"failure number {variant}" for variant in ("alpha", "bravo", "charlie", "delta")] * 10
     patterns = [f"{p} in zone{i}" for i, p in enumerate(patterns)]
     rs = RegexSet(patterns)
@@ -347,17 +280,6 @@ def test_alternatives_shared_by_patterns_give_each_pattern_its_own_result(
         for i, c in enumerate(compiled):
             if c is not None and text:
                 assert rs.matches(i, text) == bool(c.search(text))
-
-
-def test_branches_split_only_at_the_top_level() -> None:
-    assert regexes.branches("(a|b)") == ["a", "b"]
-    assert regexes.branches("(?:x(y|z)|w)") == ["x(y|z)", "w"]
-    assert regexes.branches("(a|b)c") == ["(a|b)c"]
-    assert regexes.branches(r"a\|b") == [r"a\|b"]
-    assert regexes.branches("[|]|x") == ["[|]", "x"]
-    assert regexes.branches("[]|]x|y") == ["[]|]x", "y"]
-    assert regexes.branches("(?i)a|b") == ["(?i)a|b"]  # an inline flag reaches across: not split
-    assert regexes.branches("a|") == ["a", ""]
 
 
 def test_copies_of_a_vague_alternative_are_searched_once() -> None:
