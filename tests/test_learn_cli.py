@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.core.views import FOLDED, workaround_key
+from bot.core.fold import FOLDED
+from bot.core.views import workaround_key
 from bot.store import learning, open_store
 from bot.store.store import Store
 from tests.conftest import SEED_ID, CliRunner, read_jsonl, run_module, seed_json

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.extract import extract
+from bot.core.fold import updated_record
 from bot.core.match import Candidate, Matcher
-from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds, updated_record
+from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
 from bot.store import learning
 from bot.store.store import Store
 

@@ -21,8 +21,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
-from bot.core.views import FOLDED, Tally, unfold_record, workaround_key
+from bot.core.views import Tally, workaround_key
 from bot.errors import NotFound, StoreError
 from bot.store.schema import SCHEMA_VERSION, migrations
 

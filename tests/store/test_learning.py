@@ -14,9 +14,10 @@ import pytest
 
 from bot.core import rank
 from bot.core.extract import normalize
+from bot.core.fold import FOLDED
 from bot.core.records import Record
 from bot.core.rejections import PER_USER
-from bot.core.views import FOLDED, Tally, workaround_key
+from bot.core.views import Tally, workaround_key
 from bot.service.errfix import Errfix
 from bot.store import learning, open_store
 from bot.store.store import Store
