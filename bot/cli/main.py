@@ -160,7 +160,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
         _out(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        _out(render.record_text(view))
+        _out(render.match_text(view))
     return EXIT_OK
 
 

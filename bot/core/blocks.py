@@ -24,7 +24,7 @@ MAX_HOME_BLOCKS = 100
 MAX_TEXT = 3_000
 MAX_HEADER = 150
 MAX_JSON = 11_000  # Slack refuses ~13k characters of blocks with msg_blocks_too_long
-MAX_FALLBACK = 3_000
+MAX_FALLBACK = 3_000  # the `text` that goes with blocks (`*_fallback`): notifications, screen readers
 MAX_VALUE = 2_000
 
 # action_id prefixes (an actions block needs unique action ids, so per-item ones get a suffix)
@@ -251,7 +251,7 @@ def answer_blocks(
     return smallest_fit([partial(_answer, view, sure, locale, others, note, f, h, d, buttons) for f, h, d in budgets])
 
 
-def answer_text(view: MatchView, *, sure: bool, locale: str = "en") -> str:
+def answer_fallback(view: MatchView, *, sure: bool, locale: str = "en") -> str:
     """The `text` fallback (notifications, screen readers) for an answer."""
     top = view.workarounds[0] if view.workarounds else None
     fix = f" Top fix: {cut(action_of(view, top, locale), 300)}" if top else ""
@@ -309,7 +309,8 @@ def record_blocks(view: MatchView, *, locale: str = "en", share: bool = True) ->
     return smallest_fit([partial(_record, view, locale, h, share) for h in (2_900, 1_200, 500, 200, 0)])
 
 
-def record_text(view: MatchView, locale: str = "en") -> str:
+def record_fallback(view: MatchView, locale: str = "en") -> str:
+    """The `text` fallback for a record shown by `/errfix ID`."""
     return cut(escape(f"{view.id}: {signature_of(view, locale)}"), MAX_FALLBACK)
 
 
@@ -343,7 +344,8 @@ def search_blocks(
     return smallest_fit([partial(_search, query, results, learn_line, share, n, w) for n, w in budgets])
 
 
-def search_text(query: str, results: Sequence[MatchView]) -> str:
+def search_fallback(query: str, results: Sequence[MatchView]) -> str:
+    """The `text` fallback for search results: the ids found."""
     if not results:
         return escape(f"Nothing found for “{cut(query, 200)}”.")
     return cut(escape(f"Results for “{cut(query, 200)}”: " + ", ".join(m.id for m in results)), MAX_FALLBACK)

@@ -1,4 +1,5 @@
-"""Answers as plain text for the terminal (pure). Slack Block Kit lives in bot/core/blocks.py."""
+"""Answers as plain text for the terminal (pure). Slack Block Kit, and the short `text` fallbacks
+that go with it, live in bot/core/blocks.py."""
 
 from __future__ import annotations
 
@@ -65,13 +66,10 @@ def explain_text(d: Diagnosis) -> str:
 
 
 def search_text(words: str, results: list[MatchView]) -> str:
+    """`errfix search`: one line per result, best first."""
     if not results:
         return f"Nothing found for “{words}”."
     lines = [f"Results for “{words}”:"]
     for m in results:
         lines.append(f"  {m.score:.2f}  {m.id}: {m.record.signature[:120]}")
     return "\n".join(lines)
-
-
-def record_text(m: MatchView) -> str:
-    return match_text(m)

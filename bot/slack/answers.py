@@ -81,7 +81,7 @@ async def post_answer(
         channel=channel,
         thread_ts=thread_ts,
         reply_broadcast=False,
-        text=kit.answer_text(top, sure=sure, locale=locale),
+        text=kit.answer_fallback(top, sure=sure, locale=locale),
         blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
     )
     if reply_ts:
@@ -113,6 +113,6 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
             text, blocks = f"Not this error: {kit.escape(view.id)}", kit.rejected_blocks(view, reply["rejected_by"])
         else:
             sure = view.score >= deps.errfix.reply_threshold
-            text = kit.answer_text(view, sure=sure, locale=reply["locale"])
+            text = kit.answer_fallback(view, sure=sure, locale=reply["locale"])
             blocks = kit.answer_blocks(view, sure=sure, locale=reply["locale"])
         await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)

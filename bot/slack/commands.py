@@ -45,7 +45,7 @@ def on_errfix(deps: Deps) -> Listener:
         if view is not None:
             await respond(
                 response_type="ephemeral",
-                text=kit.record_text(view, locale),
+                text=kit.record_fallback(view, locale),
                 blocks=kit.record_blocks(view, locale=locale),
             )
             return
@@ -53,7 +53,7 @@ def on_errfix(deps: Deps) -> Listener:
         learn = await _learn_line(deps, text, user) if results else None
         await respond(
             response_type="ephemeral",
-            text=kit.search_text(text, results),
+            text=kit.search_fallback(text, results),
             blocks=kit.search_blocks(text, results, learn_line=learn),
         )
 
@@ -70,10 +70,10 @@ def on_share(deps: Deps) -> Listener:
             view = await deps.errfix.view(data["id"])
             if view is None:
                 return
-            text, blocks = kit.record_text(view), kit.record_blocks(view, share=False)
+            text, blocks = kit.record_fallback(view), kit.record_blocks(view, share=False)
         elif "q" in data:
             results = await deps.errfix.search(data["q"])
-            text, blocks = kit.search_text(data["q"], results), kit.search_blocks(data["q"], results, share=False)
+            text, blocks = kit.search_fallback(data["q"], results), kit.search_blocks(data["q"], results, share=False)
         else:
             return
         blocks = [*blocks[: kit.MAX_BLOCKS - 1], kit.context(f"Shared by <@{user}> from `/errfix`")]

@@ -105,9 +105,9 @@ def test_long_how_is_cut_with_an_ellipsis_and_points_to_the_full_record() -> Non
     assert_within_limits(full)
 
 
-def test_answer_text_fallback_is_escaped_and_bounded() -> None:
+def test_answer_fallback_is_escaped_and_bounded() -> None:
     data = {**SEED_LIKE, "signature": "<!channel> " + "E" * 10_000}
-    text = kit.answer_text(view(data), sure=True)
+    text = kit.answer_fallback(view(data), sure=True)
     assert "<!channel>" not in text and "&lt;!channel&gt;" in text and len(text) <= kit.MAX_FALLBACK
 
 
@@ -152,7 +152,7 @@ def test_any_record_gives_an_answer_slack_accepts(signature: str, cause: str, ho
     v = view(data)
     assert_within_limits(kit.answer_blocks(v, sure=sure))
     assert_within_limits(kit.record_blocks(v))
-    assert len(kit.answer_text(v, sure=sure)) <= kit.MAX_FALLBACK
+    assert len(kit.answer_fallback(v, sure=sure)) <= kit.MAX_FALLBACK
 
 
 def test_escape_and_cut() -> None:
@@ -166,4 +166,4 @@ def test_escape_and_cut() -> None:
 def test_any_search_gives_blocks_slack_accepts(query: str, line: str | None, n: int) -> None:
     results = [view({**SEED_LIKE, "id": f"r/{i}"}, score=0.5) for i in range(n)]
     assert_within_limits(kit.search_blocks(query, results, learn_line=line))
-    assert len(kit.search_text(query, results)) <= kit.MAX_FALLBACK
+    assert len(kit.search_fallback(query, results)) <= kit.MAX_FALLBACK
