@@ -37,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.rank_bounds import lower_bound, upper_bound  # noqa: E402
 from bot.core import rank  # noqa: E402
 
 EVIDENCE_COUNTS = (0, 1, 3, 10, 100, 10000)
@@ -126,7 +127,7 @@ def lcb_rule(z: float, weight_fn: Callable[[int], float] | None = None) -> Score
 
     def score(s: State, i: int, _: random.Random) -> Key:
         w = None if weight_fn is None else weight_fn(s.evidence)
-        return (post(s, i, w).lower_bound(z),)
+        return (lower_bound(post(s, i, w), z),)
 
     return score
 
@@ -135,9 +136,7 @@ def ucb_rule(z: float) -> Scorer:
     """Wilson upper bound (optimism: tries uncertain fixes first), deterministic."""
 
     def score(s: State, i: int, _: random.Random) -> Key:
-        p = post(s, i, None)
-        flipped = rank.Posterior(p.beta, p.alpha)
-        return (1.0 - flipped.lower_bound(z),)
+        return (upper_bound(post(s, i, None), z),)
 
     return score
 

@@ -12,7 +12,6 @@ Formula (p = record rate clamped to [0, 1], e = record ``evidence_count``, u/d =
     alpha      = n0 * p + u
     beta       = n0 * (1 - p) + d
     mean       = alpha / (alpha + beta)
-    lower(z)   = Wilson score lower bound of `mean` over n = alpha + beta pseudo-trials
     rank_score = mean                               # posterior mean
 
 Why n0 grows like log(e) and is capped at 4.5: more reports should make a record harder to
@@ -27,7 +26,7 @@ Why this rule (posterior mean, deterministic): in ``bench/feedback_sim.py`` (rec
 workarounds, record rates off by up to ±0.3, users try the top one, 10% of votes flipped) it
 puts the truly best workaround first for good after a median of 2 votes (target <= 10) and has
 regret@50 of 1.44 vs 1.86 for static record rates and 3.26-4.26 for raw vote share. The Wilson
-lower bound is worse (1.62: it keeps a proven-but-mediocre fix on top because untried ones
+lower bound (bench/rank_bounds.py) is worse (1.62: it keeps a proven-but-mediocre fix on top because untried ones
 never get tried), the Wilson upper bound ties on regret but explores so much that the best is
 first for good only after a median 24 votes, and Thompson sampling (2.82) reshuffles the Slack
 message on every render. When record rates are accurate or votes very noisy (20% flipped) the
@@ -52,8 +51,6 @@ PRIOR_PER_LOG_EVIDENCE = 0.5
 """Extra pseudo-count per e-fold of evidence_count: diminishing returns for more reports."""
 PRIOR_CAP = 4.5
 """Upper bound on the prior's pseudo-count, whatever evidence_count claims."""
-DEFAULT_Z = 1.0
-"""Width of ``Posterior.lower_bound`` in standard deviations (~84% one-sided)."""
 
 _MAX_COUNT = 10**300  # larger ints cannot be turned into floats; far beyond the cap anyway
 
@@ -102,22 +99,6 @@ class Posterior:
             return 0.5
         return max(0.0, self.alpha) / n
 
-    def lower_bound(self, z: float = DEFAULT_Z) -> float:
-        """Wilson lower bound: a rate we are fairly sure the truth exceeds.
-
-        Wilson rather than mean - z*sd because it stays inside [0, 1] and is monotone in the
-        mean for small n (a record prior is only a few pseudo-trials).
-        """
-        n = self.weight
-        if n <= 0.0:
-            return 0.0
-        p = self.mean
-        z2 = z * z
-        centre = p + z2 / (2.0 * n)
-        spread = z * math.sqrt(max(0.0, p * (1.0 - p) / n + z2 / (4.0 * n * n)))
-        # the bound never exceeds the mean; clamp the rounding error at p = 0 or 1
-        return min(p, max(0.0, (centre - spread) / (1.0 + z2 / n)))
-
 
 def prior_weight(evidence_count: int) -> float:
     """Pseudo-count the record's rate is worth: grows like log(evidence), never above the cap."""
@@ -126,7 +107,8 @@ def prior_weight(evidence_count: int) -> float:
 
 
 def posterior_with_weight(prior_rate: float, weight: float, up: int, down: int) -> Posterior:
-    """Beta posterior for an explicit prior pseudo-count (used by the simulation's sweeps)."""
+    """Beta posterior for an explicit prior pseudo-count (`posterior` with prior_weight; the
+    simulation's sweeps pass others)."""
     p = _rate(prior_rate)
     n0 = weight if math.isfinite(weight) and weight > 0.0 else 0.0
     u, d = _count(up), _count(down)

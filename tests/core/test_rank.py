@@ -118,17 +118,15 @@ def test_record_fix_rate_uses_all_votes() -> None:
 
 
 def test_posterior_fields_and_bounds() -> None:
-    """Posterior carries its votes; the lower bound sits below the mean and inside [0, 1]."""
+    """Posterior carries its votes and its pseudo-counts."""
     p = rank.posterior(0.6, 1, 4, 2)
     assert (p.votes_up, p.votes_down) == (4, 2)
     w = rank.prior_weight(1)
     assert p.alpha == pytest.approx(0.6 * w + 4)
     assert p.beta == pytest.approx(0.4 * w + 2)
-    assert 0.0 <= p.lower_bound() <= p.mean <= 1.0
-    assert p.lower_bound(z=2.0) < p.lower_bound(z=1.0)
+    assert p.weight == pytest.approx(w + 6)
     empty = Posterior(alpha=0.0, beta=0.0)
     assert empty.mean == 0.5
-    assert empty.lower_bound() == 0.0
 
 
 rates = st.floats(min_value=-1.0, max_value=2.0, allow_nan=False)
@@ -149,5 +147,5 @@ def test_more_up_votes_never_lower_the_mean(rate: float, evidence: int, up: int,
 def test_scores_stay_in_unit_interval(rate: float, evidence: int, up: int, down: int) -> None:
     """Every score is a probability, whatever the inputs."""
     p = rank.posterior(rate, evidence, up, down)
-    assert 0.0 <= p.lower_bound() <= p.mean <= 1.0
+    assert 0.0 <= p.mean <= 1.0
     assert 0.0 <= rank.rank_score(p) <= 1.0
