@@ -43,7 +43,9 @@ from typing import Any
 
 import aiohttp
 
-from bot.fakeslack.api import BOT_TOKEN, TEAM_ID, Call, FakeSlack, FakeSlackThread, User, sign
+from bot.fakeslack.events import sign
+from bot.fakeslack.thread import FakeSlackThread
+from bot.fakeslack.web_api import BOT_TOKEN, TEAM_ID, Call, FakeSlack, User
 from bot.service.errfix import Errfix
 from bot.store import open_store
 

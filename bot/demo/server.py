@@ -9,7 +9,7 @@ What runs, all on 127.0.0.1:
 
 * the errfix app exactly as `errfix serve --http` builds it (`build_app` + `web_app`: the same
   listeners, middleware, signature check and SQLite store), on `port`: POST /slack/events;
-* the fake Slack (`bot.fakeslack.api.FakeSlack`) on its own port, as the app's Web API
+* the fake Slack (`bot.fakeslack.web_api.FakeSlack`) on its own port, as the app's Web API
   (ERRFIX_SLACK_API_URL) and response_url host; it stores the workspace's messages;
 * the page (bot/demo/static/) and its small JSON API under /demo/api/, added to the app's
   aiohttp application. The page never calls errfix: a message, a slash command, a button or a
@@ -35,7 +35,8 @@ from aiohttp import web
 
 from bot.config import Settings
 from bot.demo.examples import examples
-from bot.fakeslack.api import BOT_USER_ID, JSON, Delivery, EventsLink, FakeSlack, User, channel_type
+from bot.fakeslack.events import Delivery, EventsLink
+from bot.fakeslack.web_api import BOT_USER_ID, JSON, FakeSlack, User, channel_type
 from bot.serve.http import web_app
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import EVENTS_PATH, build_app, check_tokens
@@ -105,7 +106,9 @@ class Demo:
             raise
         bound = self._runner.addresses[0][1]
         self.url = f"http://{HOST}:{bound}/"
-        self.link = EventsLink(self.fake, f"http://{HOST}:{bound}{EVENTS_PATH}", self.signing_secret)
+        # acks are timed but a slow one is not an error here: the demo shows, it does not test
+        url = f"http://{HOST}:{bound}{EVENTS_PATH}"
+        self.link = EventsLink(self.fake, url, self.signing_secret, ack_deadline=None)
         return self.url
 
     async def stop(self) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bot.core import blocks as kit
 from bot.core.records import Record
 from bot.core.views import MatchView, Tally, rank_workarounds, workaround_key
+from bot.fakeslack.blocks_check import check_blocks
 
 SEED_LIKE: dict[str, Any] = {
     "id": "pytorch/loss-nan-step",
@@ -65,6 +66,7 @@ def assert_within_limits(blocks: list[dict[str, Any]], max_blocks: int = kit.MAX
         if block["type"] == "actions":
             ids = [el["action_id"] for el in block["elements"]]
             assert len(ids) == len(set(ids))
+    check_blocks(blocks, max_blocks)  # and every rule Slack checks (what the strict fake refuses)
 
 
 def test_answer_has_signature_cause_ranked_fixes_votes_dead_ends_docs_and_buttons() -> None:

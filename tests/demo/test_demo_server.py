@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 
 from bot.demo.server import Demo
-from bot.fakeslack.api import Call
+from bot.fakeslack.web_api import Call
 from tests.conftest import run_module
 
 PASTE = (

@@ -23,7 +23,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from bot.fakeslack.api import FakeSlack, User
+from bot.fakeslack.web_api import FakeSlack, User
 from tests.conftest import full, minimal
 
 ALICE = "U_ALICE"

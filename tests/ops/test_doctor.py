@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.fakeslack.api import APP_TOKEN, BOT_TOKEN, FakeSlack
+from bot.fakeslack.web_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from bot.ops import doctor
 from bot.store import open_store
 from tests.conftest import CliRunner

@@ -16,7 +16,8 @@ import pytest_asyncio
 from aiohttp.test_utils import TestServer
 
 from bot.config import Settings
-from bot.fakeslack.api import FakeSlack, User, sign
+from bot.fakeslack.events import sign
+from bot.fakeslack.web_api import FakeSlack, User
 from bot.serve.http import web_app
 from bot.serve.observed import ServeErrfix
 from bot.slack.app import build_app

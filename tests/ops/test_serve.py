@@ -13,7 +13,8 @@ from typing import Any
 import aiohttp
 import pytest_asyncio
 
-from bot.fakeslack.api import APP_TOKEN, BOT_TOKEN, FakeSlack, sign
+from bot.fakeslack.events import sign
+from bot.fakeslack.web_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from bot.serve.observed import ServeErrfix
 from bot.serve.resync import resyncing
 from bot.store.store import Store

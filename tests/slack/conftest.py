@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,9 @@ import pytest_asyncio
 from aiohttp.test_utils import TestServer
 
 from bot.config import Settings
-from bot.fakeslack.api import APP_ID, BOT_TOKEN, TEAM_ID, FakeSlack, User, sign
+from bot.fakeslack import events
+from bot.fakeslack.events import EventsLink, event_body, sign, slack_escape
+from bot.fakeslack.web_api import APP_ID, BOT_TOKEN, TEAM_ID, FakeSlack, User
 from bot.serve.http import web_app
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app
@@ -38,38 +39,9 @@ PASTE = (
 )
 
 
-def slack_escape(text: str) -> str:
-    """What Slack puts in an event's `text` for what a person typed."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def event_body(event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
-    return {
-        "token": "legacy",
-        "team_id": TEAM_ID,
-        "api_app_id": APP_ID,
-        "type": "event_callback",
-        "event_id": event_id or f"Ev{uuid.uuid4().hex[:12]}",
-        "event_time": int(time.time()),
-        "event": event,
-    }
-
-
 def message_event(message: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """A `message` event for a message the fake stored (so its ts is real)."""
-    event = {
-        "type": "message",
-        "channel": message["channel"],
-        "channel_type": "channel",
-        "user": message["user"],
-        "text": message["text"],
-        "ts": message["ts"],
-        "team": TEAM_ID,
-        "event_ts": message["ts"],
-    }
-    if message.get("thread_ts"):
-        event["thread_ts"] = message["thread_ts"]
-    return {**event, **extra}
+    """The `message` event Slack sends for a message the fake stored (so its ts is real)."""
+    return {**events.message_event(message), **extra}
 
 
 def settings_for(fake: FakeSlack, db: Path, **overrides: Any) -> Settings:
@@ -93,17 +65,21 @@ class Bot:
         self.app = build_app(settings, self.errfix, activity=self.activity)
         self.server = TestServer(web_app(self.app, self.errfix), host="127.0.0.1")
         self.session: aiohttp.ClientSession | None = None
+        self.link: EventsLink | None = None
         self._keys = 0
 
     async def start(self) -> Bot:
         await self.server.start_server()
         self.session = aiohttp.ClientSession()
+        self.link = EventsLink(self.fake, self.url, SECRET)
         return self
 
     async def close(self) -> None:
         await self.idle()
         if self.session is not None:
             await self.session.close()
+        if self.link is not None:
+            await self.link.close()
         await self.server.close()
         self.errfix.close()
 
@@ -115,10 +91,10 @@ class Bot:
         return str(self.server.make_url("/slack/events"))
 
     async def post_raw(self, body: str, content_type: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
-        assert self.session is not None
-        hdrs = {"Content-Type": content_type, **(headers or {})}
-        async with self.session.post(self.url, data=body.encode(), headers=hdrs) as resp:
-            return resp.status, await resp.text()
+        """POST to the app as Slack does; the link fails the test if the answer takes over 3 s."""
+        assert self.link is not None
+        delivery = await self.link.post(body, content_type, headers)
+        return delivery.status, delivery.body
 
     async def post_signed(
         self, body: str, content_type: str, *, timestamp: int | None = None, extra: dict[str, str] | None = None

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot.fakeslack.api import BOT_ID, sign
+from bot.fakeslack.events import sign
+from bot.fakeslack.web_api import BOT_ID
 from bot.store.store import Store
 from tests.slack.conftest import (
     ALICE,

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.cli.main import main
-from bot.fakeslack.api import User
+from bot.fakeslack.web_api import User
 from bot.store.store import Store
 from tests.slack.conftest import ALICE, BOB, CHANNEL, RECORD, ROBOT, Bot, all_text, buttons, slack_escape
 

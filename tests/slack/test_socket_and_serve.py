@@ -14,7 +14,8 @@ import pytest
 import pytest_asyncio
 
 from bot.config import ConfigError, load_settings
-from bot.fakeslack.api import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack, sign
+from bot.fakeslack.events import sign
+from bot.fakeslack.web_api import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, socket_handler
 from bot.slack.deps import Activity

@@ -23,10 +23,11 @@ from aiohttp.test_utils import TestServer
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.fakeslack.api import BOT_USER_ID, EventsLink, FakeSlack, User, channel_type
+from bot.fakeslack.events import ACK_DEADLINE, EventsLink, SlowAck
+from bot.fakeslack.web_api import BOT_USER_ID, FakeSlack, User, channel_type
 
 SECRET = "link-secret"
-CHANNEL, DM = "C_GENERAL", "D_BOT"
+CHANNEL, DM, GROUP_DM = "C_GENERAL", "D_BOT", "G_TRIO"
 ANN = "U_ANN"
 
 
@@ -36,8 +37,10 @@ class Recorder:
 
     received: list[tuple[str, Any]] = field(default_factory=list)  # (content type, parsed body)
     reply: str = ""
+    delay: float = 0.0  # seconds before answering (a slow app)
 
     async def handle(self, request: web.Request) -> web.Response:
+        await asyncio.sleep(self.delay)
         body = await request.text()
         if not SignatureVerifier(SECRET).is_valid_request(body, dict(request.headers)):
             return web.Response(status=401)
@@ -51,7 +54,7 @@ class Recorder:
 
 @pytest_asyncio.fixture
 async def fake() -> AsyncIterator[FakeSlack]:
-    slack = FakeSlack(channels=(CHANNEL, DM), users=[User(ANN, "ann")])
+    slack = FakeSlack(channels=(CHANNEL, DM), mpims=(GROUP_DM,), users=[User(ANN, "ann")])
     await slack.start()
     yield slack
     await slack.stop()
@@ -98,7 +101,12 @@ async def test_a_message_is_stored_escaped_then_sent_signed(
         "ts": message["ts"],
         "team": body["team_id"],
         "event_ts": message["ts"],
+        "client_msg_id": message["client_msg_id"],
+        "blocks": message["blocks"],
     }
+    [section] = body["event"]["blocks"][0]["elements"]
+    assert body["event"]["blocks"][0]["type"] == "rich_text" and len(message["client_msg_id"]) == 36
+    assert section == {"type": "rich_text_section", "elements": [{"type": "text", "text": "x < y && <module>"}]}
 
 
 async def test_a_mention_in_a_channel_sends_app_mention_then_message(
@@ -202,6 +210,7 @@ async def test_reactions_are_stored_per_person_and_sent_as_events(
 
 
 async def test_the_bots_own_reactions_still_follow_slacks_rules(fake: FakeSlack) -> None:
+    fake.scopes = (*fake.scopes, "reactions:write")  # errfix's own token does not hold it
     client = AsyncWebClient(token=fake.token, base_url=fake.base_url)
     posted = await client.chat_postMessage(channel=CHANNEL, text="hi")
     fake.react(CHANNEL, posted["ts"], "eyes", ANN)
@@ -246,3 +255,59 @@ async def test_max_calls_keeps_the_newest_calls() -> None:
         assert [c.params["text"] for c in fake.calls()] == ["two", "three"]
     finally:
         await fake.stop()
+
+
+async def test_every_ack_is_timed_and_a_late_one_fails(fake: FakeSlack, recorder: tuple[Recorder, str]) -> None:
+    rec, url = recorder
+    patient = EventsLink(fake, url, SECRET, ack_deadline=None)
+    strict = EventsLink(fake, url, SECRET, ack_deadline=0.05)
+    try:
+        await strict.message(CHANNEL, ANN, "quick")
+        assert len(strict.acks) == 1
+        rec.delay = 0.3  # well past the 0.05 s deadline
+        with pytest.raises(SlowAck, match="over Slack's 0.05s"):
+            await strict.message(CHANNEL, ANN, "slow")
+        await patient.message(CHANNEL, ANN, "slow, measured only")
+        assert len(strict.acks) == 2 and strict.acks[1] >= 0.3 and patient.acks[0] >= 0.3
+    finally:
+        await patient.close()
+        await strict.close()
+
+
+def test_slack_gives_three_seconds() -> None:
+    assert ACK_DEADLINE == 3.0
+
+
+async def test_a_group_dm_is_mpim_and_a_mention_there_is_an_app_mention(
+    link: EventsLink, recorder: tuple[Recorder, str]
+) -> None:
+    await link.message(GROUP_DM, ANN, "@errfix look")
+    sent = events(recorder[0])
+    assert [e["type"] for e in sent] == ["app_mention", "message"] and sent[1]["channel_type"] == "mpim"
+
+
+async def test_a_long_paste_is_a_snippet_with_a_truncated_preview(
+    fake: FakeSlack, link: EventsLink, recorder: tuple[Recorder, str]
+) -> None:
+    trace = "\n".join(
+        ["Traceback (most recent call last):", *[f'  File "f{n}.py", line {n}' for n in range(9)], "E: x"]
+    )
+    message, sent = await link.share_file(CHANNEL, ANN, trace, comment="<b> fails", name="trace.txt")
+    [event] = events(recorder[0])
+    assert [d.status for d in sent] == [200] and event["subtype"] == "file_share"
+    assert event["text"] == "&lt;b&gt; fails" and event["client_msg_id"] == message["client_msg_id"]
+    [shared] = event["files"]
+    assert shared["preview_is_truncated"] is True and shared["lines"] == 11 and shared["lines_more"] == 6
+    assert "E: x" not in shared["preview"] and shared["preview"].startswith("Traceback")
+    assert fake.files[shared["id"]]["_content"] == trace.encode()
+    assert fake.messages(CHANNEL)[-1]["files"] == [shared]
+
+
+async def test_a_slack_connect_file_is_only_an_id_to_look_up(
+    fake: FakeSlack, link: EventsLink, recorder: tuple[Recorder, str]
+) -> None:
+    _, _ = await link.share_file(CHANNEL, ANN, "ValueError: bad", connect=True, name="err.log")
+    [event] = events(recorder[0])
+    [only] = event["files"]
+    assert set(only) == {"id", "file_access"} and only["file_access"] == "check_file_info"
+    assert only["id"] in fake.files

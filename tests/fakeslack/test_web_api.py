@@ -24,7 +24,9 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.fakeslack.api import BOT_USER_ID, Call, FakeSlack, FakeSlackThread, User, sign
+from bot.fakeslack.events import sign
+from bot.fakeslack.thread import FakeSlackThread
+from bot.fakeslack.web_api import BOT_USER_ID, Call, FakeSlack, User
 
 CHANNEL, OTHER = "C_GENERAL", "C_RANDOM"
 
@@ -143,6 +145,7 @@ async def test_blocks_without_text_fallback_are_accepted_with_a_warning(
 
 @pytest.mark.asyncio
 async def test_form_and_query_parameters_are_read(fake: FakeSlack, client: AsyncWebClient) -> None:
+    fake.scopes = (*fake.scopes, "reactions:write")  # errfix's own token does not hold it
     blocks = json.dumps([section("form")])
     await client.api_call("chat.postMessage", data={"channel": CHANNEL, "text": "form", "blocks": blocks})
     [message] = fake.messages(CHANNEL)
@@ -199,6 +202,7 @@ async def test_client_with_server_error_handler_retries_after_5xx(fake: FakeSlac
 
 @pytest.mark.asyncio
 async def test_error_next_returns_that_slack_error_once(fake: FakeSlack, client: AsyncWebClient) -> None:
+    fake.scopes = (*fake.scopes, "reactions:write")
     fake.error_next("reactions.add", error="missing_scope")
     assert await api_error(client.reactions_add(channel=CHANNEL, timestamp="1", name="x")) == "missing_scope"
     assert await api_error(client.reactions_add(channel=CHANNEL, timestamp="1", name="x")) == "message_not_found"

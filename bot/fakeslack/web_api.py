@@ -1,34 +1,34 @@
-"""A strict fake of Slack (Web API, response_url, Socket Mode) on one aiohttp server.
+"""The fake Slack Web API (plus response_url and Socket Mode) on one aiohttp server.
 
-Serves the tests and `errfix demo`. It checks tokens, arguments and Slack's limits,
-records every request and can inject rate limits, 5xx and dropped sockets. Human
-messages enter through `add_message()`, the bot's through the Web API.
-
-`EventsLink` is Slack's other half: what a person does in the fake workspace (a message, a
-slash command, a button, a reaction) is stored in the fake and sent to the app's request URL
-as Slack sends it, a signed HTTP POST. `version` and `wait_change()` let a viewer (the demo
-page) follow the workspace without polling the Web API.
+Serves the tests and `errfix demo`, and is as strict as Slack where errfix could go wrong:
+tokens and their scopes (the bot token holds deploy/slack-manifest.yml's bot scopes; a call
+outside them gets `missing_scope`), arguments, Block Kit (bot/fakeslack/blocks_check.py), the
+per-channel posting rate (HTTP 429 with Retry-After) and response_url's 5 uses in 30 minutes.
+It records every request and can inject rate limits, 5xx and dropped sockets. Human messages
+and files enter through `add_message()` / `add_file()`, the bot's through the Web API; `version`
+and `wait_change()` let a viewer (the demo page) follow the workspace without polling.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import html
 import itertools
 import json
+import math
 import re
-import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlencode
 
-import aiohttp
 from aiohttp import WSMsgType, web
-from slack_sdk.signature import SignatureVerifier
+
+from bot.fakeslack.blocks_check import MAX_VIEW_BLOCKS, BlockError, check_blocks
 
 JSON = dict[str, Any]
 Reply = tuple[int, dict[str, str], JSON]
@@ -37,24 +37,28 @@ T = TypeVar("T")
 BOT_TOKEN, APP_TOKEN = "xoxb-test", "xapp-test"
 TEAM_ID, BOT_USER_ID, BOT_ID, APP_ID = "T_FAKE", "U_BOT", "B_BOT", "A_FAKE"
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
-# what auth.test and every bot-token call report in the x-oauth-scopes header, as Slack does
-# (deploy/slack-manifest.yml's bot scopes); set `FakeSlack.scopes` to play a token missing some
-BOT_SCOPES = (
-    "app_mentions:read",
-    "channels:history",
-    "groups:history",
-    "im:history",
-    "chat:write",
-    "commands",
-    "reactions:read",
-    "users:read",
-    "files:read",
-)
+MANIFEST = Path(__file__).resolve().parents[2] / "deploy" / "slack-manifest.yml"
 KEPT_HEADERS = ("Authorization", "Content-Type", "User-Agent")
-MAX_TEXT, MAX_BLOCKS, MAX_BLOCKS_JSON, MAX_HOME_BLOCKS = 40_000, 50, 13_000, 100
-TEXT_LIMITS = {"section": 3_000, "context": 3_000, "header": 150}
-MAX_ID, MAX_BUTTON_VALUE, MAX_RESPONSE_URL_USES = 255, 2_000, 5
+MAX_TEXT = 40_000
+MAX_RESPONSE_URL_USES, RESPONSE_URL_TTL = 5, 30 * 60.0
 ENVELOPE_TYPES = ("events_api", "slash_commands", "interactive")
+# the bot scope each Web API method needs ("" none); conversations.* need the history scope of
+# the channel's type, see HISTORY_SCOPES
+METHOD_SCOPES = {
+    "auth.test": "",
+    "chat.postMessage": "chat:write",
+    "chat.update": "chat:write",
+    "chat.postEphemeral": "chat:write",
+    "chat.delete": "chat:write",
+    "reactions.add": "reactions:write",
+    "reactions.remove": "reactions:write",
+    "reactions.get": "reactions:read",
+    "users.info": "users:read",
+    "files.info": "files:read",
+    "views.publish": "",
+}
+HISTORY_METHODS = frozenset({"conversations.replies", "conversations.history"})
+HISTORY_SCOPES = {"channel": "channels:history", "group": "groups:history", "im": "im:history", "mpim": "mpim:history"}
 # Web API methods that change what a person would see (they bump FakeSlack.version)
 CHANGING_METHODS = frozenset(
     {
@@ -68,17 +72,38 @@ CHANGING_METHODS = frozenset(
         "response_url",
     }
 )
+RATE_LIMITED_METHODS = frozenset({"chat.postMessage"})  # counted per channel
+SNIPPET_PREVIEW_LINES = 5
+
+
+def manifest_scopes(path: Path = MANIFEST) -> tuple[str, ...]:
+    """The bot scopes deploy/slack-manifest.yml asks for (what an installed bot token holds)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "bot:")
+    scopes = []
+    for line in lines[start + 1 :]:
+        item = re.match(r"^\s+- ([\w:.]+)\s*$", line)
+        if item is None:
+            break
+        scopes.append(item.group(1))
+    return tuple(scopes)
+
+
+def channel_type(channel: str) -> str:
+    """Slack's `channel_type` from a channel id: D… is a DM, G… a private channel (a group DM
+    is one the fake was told about: see `FakeSlack(mpims=…)`)."""
+    return {"D": "im", "G": "group"}.get(channel[:1], "channel")
 
 
 class SlackError(Exception):
-    """An API error, answered like Slack: HTTP 200 `{"ok": false, "error": code}`."""
+    """An API error, answered like Slack: HTTP 200 `{"ok": false, "error": code, ...}`."""
 
-    def __init__(self, code: str, detail: str = "") -> None:
+    def __init__(self, code: str, detail: str = "", **extra: str) -> None:
         super().__init__(code)
-        self.code, self.detail = code, detail
+        self.code, self.detail, self.extra = code, detail, extra
 
     def body(self) -> JSON:
-        body: JSON = {"ok": False, "error": self.code}
+        body: JSON = {"ok": False, "error": self.code, **self.extra}
         if self.detail:
             body["response_metadata"] = {"messages": [f"[ERROR] {self.detail}"]}
         return body
@@ -88,13 +113,13 @@ class SlackError(Exception):
 class Call:
     """One request received, whatever its outcome (faults, auth errors included)."""
 
-    method: str  # a Web API method, or "response_url"
+    method: str  # a Web API method, "response_url" or "file_download"
     params: JSON
     headers: dict[str, str]
     time: float
     status: int
     response: JSON
-    target: str = ""  # the response_url key
+    target: str = ""  # the response_url key, or the file id
 
     @property
     def ok(self) -> bool:
@@ -109,6 +134,21 @@ class User:
     is_bot: bool = False
 
 
+@dataclass(frozen=True)
+class PostRate:
+    """Slack's per-channel posting limit: about `per_second` messages a second, with short
+    bursts of up to `burst` (a token bucket)."""
+
+    per_second: float = 1.0
+    burst: int = 3
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+
 @dataclass
 class _Fault:
     status: int
@@ -117,11 +157,14 @@ class _Fault:
 
     def reply(self) -> Reply:
         if self.status == 429:
-            headers = {"Retry-After": str(self.retry_after)}
-            return 429, headers, SlackError("ratelimited").body()
+            return _rate_limited(self.retry_after)
         if self.status >= 500:
             return self.status, {}, SlackError("internal_error").body()
         return 200, {}, SlackError(self.error).body()
+
+
+def _rate_limited(retry_after: int) -> Reply:
+    return 429, {"Retry-After": str(retry_after)}, SlackError("ratelimited").body()
 
 
 @dataclass
@@ -129,66 +172,28 @@ class _ResponseTarget:
     channel: str | None
     user: str | None
     message_ts: str | None
+    created: float
     uses: int = 0
     thread_ts: str | None = None  # where ephemeral answers show (a command typed in a thread)
 
 
-def sign(secret: str, body: str | bytes, timestamp: int | None = None) -> dict[str, str]:
-    """Slack's request-signing headers for `body` (HMAC-SHA256 of `v0:{ts}:{body}`)."""
-    ts = str(int(time.time()) if timestamp is None else timestamp)
-    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
-    assert signature is not None
-    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": signature}
+_USER_MENTION = re.compile(r"<@([A-Z0-9_]+)(?:\|[^>]*)?>")
 
 
-def _walk(node: object) -> Iterator[JSON]:
-    if isinstance(node, dict):
-        yield node
-        node = list(node.values())
-    if isinstance(node, list):
-        for item in node:
-            yield from _walk(item)
-
-
-def _invalid(detail: str, where: str) -> SlackError:
-    return SlackError("invalid_blocks", f"{detail} [json-pointer:{where}]")
-
-
-def _check_block(block: JSON, where: str) -> None:
-    kind = block.get("type")
-    text = block.get("text")
-    if not isinstance(kind, str):
-        raise _invalid("missing block type", where)
-    if kind == "header" and not (isinstance(text, dict) and text.get("type") == "plain_text"):
-        raise _invalid("a header needs a plain_text text", where)
-    if kind == "section" and not (text or block.get("fields")):
-        raise _invalid("a section needs text or fields", where)
-    fields, elements = block.get("fields") or [], block.get("elements") or []
-    if not isinstance(fields, list) or not isinstance(elements, list):
-        raise _invalid("fields and elements must be arrays", where)
-    limit = TEXT_LIMITS.get(kind, 0)
-    texts = elements if kind == "context" else [text, *fields]
-    for obj in texts if limit else []:
-        if isinstance(obj, dict) and len(str(obj.get("text", ""))) > limit:
-            raise _invalid(f"must be less than {limit + 1} characters", where)
-    for node in _walk(block):
-        for key in ("block_id", "action_id"):
-            if len(str(node.get(key, ""))) > MAX_ID:
-                raise _invalid(f"{key} longer than {MAX_ID} characters", where)
-        if node.get("type") == "button" and len(str(node.get("value", ""))) > MAX_BUTTON_VALUE:
-            raise _invalid(f"button value longer than {MAX_BUTTON_VALUE}", where)
-
-
-def check_blocks(blocks: object, max_blocks: int = MAX_BLOCKS) -> None:
-    """Raise the SlackError Slack gives for a `blocks` array it refuses."""
-    if not isinstance(blocks, list) or not all(isinstance(b, dict) for b in blocks):
-        raise SlackError("invalid_blocks_format")
-    if len(blocks) > max_blocks:
-        raise _invalid(f"no more than {max_blocks} items allowed", "/blocks")
-    for index, block in enumerate(blocks):
-        _check_block(block, f"/blocks/{index}")
-    if len(json.dumps(blocks)) > MAX_BLOCKS_JSON:
-        raise SlackError("msg_blocks_too_long")
+def rich_text(text: str) -> list[JSON]:
+    """The `blocks` Slack adds to a person's message: one rich_text section of `text`
+    (Slack-escaped, as in the event) as text and user elements, unescaped."""
+    elements: list[JSON] = []
+    at = 0
+    for mention in _USER_MENTION.finditer(text):
+        if mention.start() > at:
+            elements.append({"type": "text", "text": html.unescape(text[at : mention.start()])})
+        elements.append({"type": "user", "user_id": mention.group(1)})
+        at = mention.end()
+    if at < len(text):
+        elements.append({"type": "text", "text": html.unescape(text[at:])})
+    section = {"type": "rich_text_section", "elements": elements}
+    return [{"type": "rich_text", "block_id": uuid.uuid4().hex[:5], "elements": [section]}]
 
 
 def _json_arg(params: JSON, name: str, error: str) -> Any:
@@ -239,11 +244,25 @@ async def _poll(probe: Callable[[], T | None], timeout: float, what: str) -> T:
     return found
 
 
+def _byte_range(header: str, size: int) -> tuple[int, int]:
+    """`Range: bytes=a-b` / `bytes=-n` as a half-open [start, end) within `size` bytes."""
+    found = re.fullmatch(r"bytes=(\d*)-(\d*)", header.strip())
+    if found is None or not any(found.groups()):
+        return 0, size
+    first, last = found.groups()
+    if not first:
+        return max(0, size - int(last)), size
+    return min(int(first), size), min(size, int(last) + 1) if last else size
+
+
 class FakeSlack:
     """The fake. Run it with start()/stop(), or mount app() and set root_url.
 
     `clock` (e.g. `time.time`) makes message timestamps real times, unique across runs; without
-    it they count up from 1700000000.000100. `max_calls` bounds the call log (a long-running demo).
+    it they count up from 1700000000.000100. `timer` (monotonic seconds) drives the posting rate
+    limit and response_url expiry: inject one to test them without waiting. `post_rate=None`
+    lifts the rate limit. `scopes` are the bot token's (the manifest's unless given). `mpims`
+    are group DMs among the member channels. `max_calls` bounds the call log (a long-running demo).
     """
 
     def __init__(
@@ -253,19 +272,27 @@ class FakeSlack:
         app_token: str = APP_TOKEN,
         channels: Iterable[str] = ("C_GENERAL",),
         other_channels: Iterable[str] = ("C_RANDOM",),
+        mpims: Iterable[str] = (),
         users: Iterable[User] = (),
+        scopes: Iterable[str] | None = None,
         strict_threads: bool = True,
         clock: Callable[[], float] | None = None,
+        timer: Callable[[], float] = time.monotonic,
+        post_rate: PostRate | None = PostRate(),
         max_calls: int | None = None,
     ) -> None:
         self.token, self.app_token, self.strict_threads = token, app_token, strict_threads
         self.max_calls, self.version = max_calls, 0
         self._clock, self._last_micros = clock, 0
-        self.member_channels, self.other_channels = set(channels), set(other_channels)
+        self.timer, self.post_rate = timer, post_rate
+        self.scopes: tuple[str, ...] = manifest_scopes() if scopes is None else tuple(scopes)
+        self.mpims = set(mpims)
+        self.member_channels, self.other_channels = set(channels) | self.mpims, set(other_channels)
         self.users = {BOT_USER_ID: User(BOT_USER_ID, "errfix", is_bot=True)} | {user.id: user for user in users}
         self.root_url = ""  # "http://host:port/" plus any mount prefix; set by start()
         self.connections_opened = 0
         self._ts = itertools.count(1)
+        self._file_ids = itertools.count(1)
         self._app: web.Application | None = None
         self._runner: web.AppRunner | None = None
         self._tickets: set[str] = set()
@@ -281,13 +308,12 @@ class FakeSlack:
             "reactions.remove": lambda params: self._react(params, add=False),
             "reactions.get": self._reactions_get,
             "users.info": self._users_info,
+            "files.info": self._files_info,
             "conversations.replies": self._replies,
             "conversations.history": self._history,
             "views.publish": self._views_publish,
         }
         self.reset()
-
-    scopes: tuple[str, ...] = BOT_SCOPES
 
     def reset(self) -> None:
         """Forget calls, messages, views, faults, acks and warnings (not the sockets)."""
@@ -299,6 +325,8 @@ class FakeSlack:
         self._messages: dict[tuple[str, str], JSON] = {}
         self._faults: dict[str, list[_Fault]] = {}
         self._targets: dict[str, _ResponseTarget] = {}
+        self._buckets: dict[str, _Bucket] = {}
+        self.files: dict[str, JSON] = {}  # id → the file as files.info shows it, with its content
         self.version += 1
 
     def app(self) -> web.Application:
@@ -307,6 +335,7 @@ class FakeSlack:
             self._app.router.add_route("*", "/api/{method}", self._api)
             self._app.router.add_post("/response/{key}", self._response_url)
             self._app.router.add_get("/socket", self._socket)
+            self._app.router.add_get("/files/{id}/{name}", self._download)
         return self._app
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -334,10 +363,10 @@ class FakeSlack:
         message_ts: str | None = None,
         thread_ts: str | None = None,
     ) -> str:
-        """A response_url good for 5 uses. in_channel answers go to `channel`,
+        """A response_url good for 5 uses in 30 minutes. in_channel answers go to `channel`,
         ephemeral ones to `user` (in the thread `thread_ts`, if given); replace/delete_original
         act on `message_ts`."""
-        self._targets.setdefault(key, _ResponseTarget(channel, user, message_ts, thread_ts=thread_ts))
+        self._targets.setdefault(key, _ResponseTarget(channel, user, message_ts, self.timer(), thread_ts=thread_ts))
         return f"{self.root_url}response/{key}"
 
     def calls(self, method: str | None = None) -> list[Call]:
@@ -352,14 +381,84 @@ class FakeSlack:
         found = [m for (c, _), m in items if c == channel and thread_ts in (None, m["ts"], m.get("thread_ts"))]
         return copy.deepcopy(sorted(found, key=lambda m: float(m["ts"])))
 
+    def message(self, channel: str, ts: str) -> JSON:
+        """One stored message as the Web API shows it (a copy); ValueError if there is none."""
+        found = self._messages.get((channel, ts))
+        if found is None:
+            raise ValueError(f"no message {channel}/{ts}")
+        return _public(found)
+
+    def next_ts(self) -> str:
+        """A fresh timestamp, later than every one given out."""
+        return self._next_ts()
+
+    def show_response(self, key: str, body: JSON) -> None:
+        """Show a body posted for response_url `key` without using it up (how Slack shows a
+        command's acknowledgement); a body Slack would refuse becomes a warning."""
+        try:
+            self._respond(self._targets[key], body)
+            self.version += 1
+        except SlackError as error:
+            self.warnings.append(f"command ack: {error.code}")
+
+    def kind(self, channel: str) -> str:
+        """The channel's `channel_type`: `mpim` for a group DM, else by its id's first letter."""
+        return "mpim" if channel in self.mpims else channel_type(channel)
+
     def add_message(self, channel: str, text: str, user: str, thread_ts: str | None = None, **extra: Any) -> JSON:
-        """Store a message from a human (or another app); returns it with its new ts."""
+        """Store a message from a human (or another app); returns it with its new ts.
+
+        A person's message carries what Slack adds: a `client_msg_id` and `rich_text` blocks."""
         if channel not in self.member_channels | self.other_channels:
             raise ValueError(f"unknown channel {channel}")
-        message = {"type": "message", "user": user, "text": text, "team": TEAM_ID}
+        message: JSON = {"type": "message", "user": user, "text": text, "team": TEAM_ID}
+        if "bot_id" not in extra:
+            message |= {"client_msg_id": str(uuid.uuid4()), "blocks": rich_text(text)}
         stored = copy.deepcopy(self._store(channel, {**message, **extra}, thread_ts))
         self.version += 1
         return stored
+
+    def add_file(
+        self,
+        user: str,
+        content: str | bytes,
+        *,
+        name: str = "snippet.txt",
+        filetype: str = "text",
+        mimetype: str = "text/plain",
+        title: str = "",
+    ) -> JSON:
+        """Store a file a person uploaded (a snippet when `content` is text); returns the file
+        object Slack puts in a `file_share` event: a preview of the first lines, marked
+        truncated when there is more, and `url_private_download` (needs the bot token)."""
+        file_id = f"F{next(self._file_ids):08d}"
+        data = content.encode() if isinstance(content, str) else content
+        url = f"{self.root_url}files/{file_id}/{name}"
+        info: JSON = {
+            "id": file_id,
+            "created": int(float(self._next_ts())),
+            "name": name,
+            "title": title or name,
+            "mimetype": mimetype,
+            "filetype": filetype,
+            "user": user,
+            "mode": "snippet" if isinstance(content, str) else "hosted",
+            "size": len(data),
+            "is_external": False,
+            "url_private": url,
+            "url_private_download": url,
+        }
+        if isinstance(content, str):
+            lines = content.splitlines()
+            more = max(0, len(lines) - SNIPPET_PREVIEW_LINES)
+            preview = "\n".join(lines[:SNIPPET_PREVIEW_LINES])
+            info |= {"preview": preview, "lines": len(lines), "lines_more": more, "preview_is_truncated": more > 0}
+        self.files[file_id] = {**info, "_content": data}
+        return {k: v for k, v in info.items()}
+
+    def delete_file(self, file_id: str) -> None:
+        """The file is deleted (files.info then answers file_not_found; downloads fail)."""
+        del self.files[file_id]
 
     def react(self, channel: str, ts: str, name: str, user: str, *, add: bool = True) -> bool:
         """A person adds (or removes) a reaction; False if that was already so."""
@@ -490,9 +589,36 @@ class FakeSlack:
                 raise SlackError("unknown_method")
             self._check_auth(method, request.headers.get("Authorization", ""))
             scopes = {} if method in APP_TOKEN_METHODS else {"x-oauth-scopes": ",".join(self.scopes)}
+            self._check_scope(method, params)
+            if method in RATE_LIMITED_METHODS and (wait := self._wait(str(params.get("channel") or ""))):
+                return _rate_limited(wait)
             return 200, scopes, {"ok": True, **handler(params)}
         except SlackError as error:
             return 200, {}, error.body()
+
+    def _check_scope(self, method: str, params: JSON) -> None:
+        """`missing_scope` (with `needed` and `provided`, as Slack says it) for a call the bot
+        token's scopes do not cover; the history scope depends on the channel's type."""
+        needed = METHOD_SCOPES.get(method, "")
+        if method in HISTORY_METHODS:
+            channel = str(params.get("channel") or "")
+            known = channel in self.member_channels | self.other_channels
+            needed = HISTORY_SCOPES[self.kind(channel)] if known else ""
+        if needed and needed not in self.scopes:
+            raise SlackError("missing_scope", needed=needed, provided=",".join(self.scopes))
+
+    def _wait(self, channel: str) -> int:
+        """Take one post from `channel`'s bucket: 0 if allowed, else the seconds to wait."""
+        if self.post_rate is None or not channel:
+            return 0
+        rate, now = self.post_rate, self.timer()
+        bucket = self._buckets.setdefault(channel, _Bucket(float(rate.burst), now))
+        bucket.tokens = min(float(rate.burst), bucket.tokens + (now - bucket.at) * rate.per_second)
+        bucket.at = now
+        if bucket.tokens >= 1:
+            bucket.tokens -= 1
+            return 0
+        return max(1, math.ceil((1 - bucket.tokens) / rate.per_second))
 
     def _answer(self, request: web.Request, method: str, params: JSON, reply: Reply, target: str = "") -> web.Response:
         status, headers, body = reply
@@ -515,8 +641,11 @@ class FakeSlack:
     async def _response_url(self, request: web.Request) -> web.Response:
         key = request.match_info["key"]
         target = self._targets.get(key)
-        if target is None or target.uses >= MAX_RESPONSE_URL_USES:
-            reply: Reply = (404, {}, SlackError("used_url").body())
+        refused = "used_url" if target is None or target.uses >= MAX_RESPONSE_URL_USES else ""
+        if target is not None and not refused and self.timer() - target.created > RESPONSE_URL_TTL:
+            refused = "expired_url"
+        if target is None or refused:
+            reply: Reply = (404, {}, SlackError(refused).body())
             return self._answer(request, "response_url", {}, reply, key)
         target.uses += 1
         params: JSON = {}
@@ -608,7 +737,7 @@ class FakeSlack:
         if len(text) > MAX_TEXT:
             raise SlackError("msg_too_long")
         if blocks is not None:
-            check_blocks(blocks)
+            self._check_blocks(blocks)
         if blocks and not text:
             self.warnings.append(f"{method}: blocks without a top-level text fallback")
         content: JSON = {"text": text}
@@ -617,6 +746,13 @@ class FakeSlack:
         if attachments:
             content["attachments"] = attachments
         return content
+
+    @staticmethod
+    def _check_blocks(blocks: object, most: int | None = None) -> None:
+        try:
+            check_blocks(blocks) if most is None else check_blocks(blocks, most)
+        except BlockError as error:
+            raise SlackError(error.code, error.detail) from None
 
     def _user(self, user_id: object) -> User:
         user = self.users.get(str(user_id or ""))
@@ -745,256 +881,43 @@ class FakeSlack:
         limit = int(raw_limit)
         return {"messages": top[::-1][:limit], "has_more": len(top) > limit}
 
+    def _files_info(self, params: JSON) -> JSON:
+        stored = self.files.get(str(params.get("file") or ""))
+        if stored is None:
+            raise SlackError("file_not_found")
+        info = {k: v for k, v in stored.items() if k != "_content"}
+        answer: JSON = {"file": info, "comments": [], "response_metadata": {"next_cursor": ""}}
+        if info.get("mode") == "snippet":
+            answer |= {"content": stored["_content"].decode("utf-8", "replace"), "is_truncated": False}
+        return answer
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """GET url_private_download: the bytes with the bot token; like Slack, without a valid
+        token (or files:read) an HTML sign-in page with status 200, not an error."""
+        file_id = request.match_info["id"]
+        kept = {k: v for k, v in request.headers.items() if k in KEPT_HEADERS}
+        stored = self.files.get(file_id)
+        authed = request.headers.get("Authorization") == f"Bearer {self.token}" and "files:read" in self.scopes
+        if stored is None or request.match_info["name"] != stored["name"]:
+            self._calls.append(Call("file_download", {}, kept, time.time(), 404, {"ok": False}, file_id))
+            return web.Response(status=404, text="Not Found")
+        if not authed:
+            self._calls.append(Call("file_download", {}, kept, time.time(), 200, {"ok": False}, file_id))
+            return web.Response(text="<html><body>Sign in to Slack</body></html>", content_type="text/html")
+        self._calls.append(Call("file_download", {}, kept, time.time(), 200, {"ok": True}, file_id))
+        data: bytes = stored["_content"]
+        start, end = _byte_range(request.headers.get("Range", ""), len(data))
+        headers = {"Content-Type": str(stored["mimetype"]), "Accept-Ranges": "bytes"}
+        if (start, end) == (0, len(data)):
+            return web.Response(body=data, headers=headers)
+        headers["Content-Range"] = f"bytes {start}-{end - 1}/{len(data)}"
+        return web.Response(status=206, body=data[start:end], headers=headers)
+
     def _views_publish(self, params: JSON) -> JSON:
         user = self._user(params.get("user_id")).id
         view = _json_arg(params, "view", "invalid_arguments")
         if not isinstance(view, dict) or view.get("type") != "home":
             raise SlackError("invalid_arguments", "view.type must be home")
-        check_blocks(view.get("blocks", []), MAX_HOME_BLOCKS)
+        self._check_blocks(view.get("blocks", []), MAX_VIEW_BLOCKS)
         self.home_views[user] = {"id": f"V{user}", "team_id": TEAM_ID, **view}
         return {"view": copy.deepcopy(self.home_views[user])}
-
-
-_MENTION = re.compile(r"(?<![\w<@])@([\w.-]+)")
-
-
-def slack_escape(text: str) -> str:
-    """What Slack puts in an event's `text` for what a person typed (`&`, `<`, `>` escaped)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def channel_type(channel: str) -> str:
-    """Slack's `channel_type` from a channel id: D… is a DM, G… a private channel."""
-    return {"D": "im", "G": "group"}.get(channel[:1], "channel")
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """The app's answer to one request Slack sent it."""
-
-    status: int
-    body: str
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 200
-
-
-class EventsLink:
-    """Slack's side of the HTTP link to an app: what people do in the fake workspace.
-
-    Each action is stored in `fake` as Slack stores it, then sent to the app's request URL
-    (`url`, e.g. http://127.0.0.1:3000/slack/events) as Slack sends it: a POST signed with the
-    app's signing secret. Call `close()` when done.
-    """
-
-    def __init__(self, fake: FakeSlack, url: str, signing_secret: str) -> None:
-        self.fake, self.url, self.signing_secret = fake, url, signing_secret
-        self._session: aiohttp.ClientSession | None = None
-
-    async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    async def send(self, body: str, content_type: str, headers: dict[str, str] | None = None) -> Delivery:
-        """POST `body`, signed, to the app (as Slack would, with a 3 s answer expected)."""
-        if self._session is None:
-            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
-        all_headers = {"Content-Type": content_type, **sign(self.signing_secret, body), **(headers or {})}
-        async with self._session.post(self.url, data=body.encode(), headers=all_headers) as resp:
-            return Delivery(resp.status, await resp.text())
-
-    async def event(self, event: JSON) -> Delivery:
-        """An Events API callback carrying `event`."""
-        body = {
-            "token": "legacy",
-            "team_id": TEAM_ID,
-            "api_app_id": APP_ID,
-            "type": "event_callback",
-            "event_id": f"Ev{uuid.uuid4().hex[:12].upper()}",
-            "event_time": int(time.time()),
-            "event": event,
-            "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
-        }
-        return await self.send(json.dumps(body), "application/json")
-
-    def mentions(self, typed: str) -> str:
-        """`typed` as Slack stores it: escaped, `@name` of a known user turned into `<@ID>`."""
-        by_name = {u.name.lower(): u.id for u in self.fake.users.values() if u.name}
-
-        def mention(m: re.Match[str]) -> str:
-            found = by_name.get(m.group(1).lower())
-            return f"<@{found}>" if found else m.group(0)
-
-        return _MENTION.sub(mention, slack_escape(typed))
-
-    async def message(
-        self, channel: str, user: str, typed: str, *, thread_ts: str | None = None
-    ) -> tuple[JSON, list[Delivery]]:
-        """A person posts `typed`: stored, then a `message` event (and first an `app_mention` one
-        when it mentions the app in a channel, as Slack sends both)."""
-        message = self.fake.add_message(channel, self.mentions(typed), user, thread_ts=thread_ts)
-        event: JSON = {
-            "type": "message",
-            "channel": channel,
-            "channel_type": channel_type(channel),
-            "user": user,
-            "text": message["text"],
-            "ts": message["ts"],
-            "team": TEAM_ID,
-            "event_ts": message["ts"],
-        }
-        if message.get("thread_ts"):
-            event["thread_ts"] = message["thread_ts"]
-        sent = []
-        if f"<@{BOT_USER_ID}>" in message["text"] and channel_type(channel) != "im":
-            mention = {k: v for k, v in event.items() if k != "channel_type"}
-            sent.append(await self.event({**mention, "type": "app_mention"}))
-        sent.append(await self.event(event))
-        return message, sent
-
-    async def command(
-        self, channel: str, user: str, command: str, text: str, *, thread_ts: str | None = None
-    ) -> Delivery:
-        """A person runs a slash command: a signed form post with a fresh response_url. A
-        non-empty acknowledgement is shown as Slack shows it (ephemeral unless in_channel)."""
-        key = f"cmd-{uuid.uuid4().hex}"
-        response_url = self.fake.response_url_for(key, channel=channel, user=user, thread_ts=thread_ts)
-        form = {
-            "token": "legacy",
-            "team_id": TEAM_ID,
-            "team_domain": "fake",
-            "channel_id": channel,
-            "channel_name": channel.lower(),
-            "user_id": user,
-            "user_name": self.fake.users[user].name or user,
-            "command": command,
-            "text": text,
-            "api_app_id": APP_ID,
-            "response_url": response_url,
-            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
-        }
-        delivery = await self.send(urlencode(form), "application/x-www-form-urlencoded")
-        if delivery.ok and delivery.body.strip():
-            self._show_ack(self.fake._targets[key], delivery.body)
-        return delivery
-
-    def _show_ack(self, target: _ResponseTarget, body: str) -> None:
-        try:
-            parsed = json.loads(body)
-        except json.JSONDecodeError:
-            parsed = {"text": body}
-        if isinstance(parsed, dict):
-            try:
-                self.fake._respond(target, parsed)
-                self.fake.version += 1
-            except SlackError as error:
-                self.fake.warnings.append(f"command ack: {error.code}")
-
-    async def click(
-        self,
-        channel: str,
-        user: str,
-        action: JSON,
-        *,
-        message_ts: str,
-        ephemeral: bool = False,
-        thread_ts: str | None = None,
-    ) -> Delivery:
-        """A person presses a button (`action`: its action_id, block_id, value) of the message
-        `message_ts` (an ephemeral one too): a signed `block_actions` payload."""
-        key = f"act-{uuid.uuid4().hex}"
-        response_url = self.fake.response_url_for(
-            key, channel=channel, user=user, thread_ts=thread_ts, message_ts=None if ephemeral else message_ts
-        )
-        payload: JSON = {
-            "type": "block_actions",
-            "user": {"id": user, "team_id": TEAM_ID},
-            "api_app_id": APP_ID,
-            "team": {"id": TEAM_ID},
-            "channel": {"id": channel},
-            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
-            "container": {
-                "type": "message",
-                "message_ts": message_ts,
-                "channel_id": channel,
-                "is_ephemeral": ephemeral,
-            },
-            "response_url": response_url,
-            "actions": [
-                {
-                    "type": "button",
-                    "action_id": str(action.get("action_id", "")),
-                    "block_id": str(action.get("block_id", "")),
-                    "value": str(action.get("value", "")),
-                    "action_ts": str(time.time()),
-                }
-            ],
-        }
-        if not ephemeral:
-            stored = self.fake._message(channel, message_ts)
-            payload["message"] = _public(stored)
-        return await self.send(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
-
-    async def react(self, channel: str, user: str, ts: str, name: str, *, add: bool = True) -> Delivery | None:
-        """A person adds (or removes) reaction `name` on a message: a `reaction_added` (or
-        `reaction_removed`) event; None when nothing changed (nothing is sent then)."""
-        if not self.fake.react(channel, ts, name, user, add=add):
-            return None
-        item_user = self.fake._messages[(channel, ts)].get("user")
-        event: JSON = {
-            "type": "reaction_added" if add else "reaction_removed",
-            "user": user,
-            "reaction": name,
-            "item": {"type": "message", "channel": channel, "ts": ts},
-            "event_ts": self.fake._next_ts(),
-        }
-        if item_user:
-            event["item_user"] = item_user
-        return await self.event(event)
-
-
-class FakeSlackThread:
-    """FakeSlack on its own event loop in a daemon thread, for synchronous code:
-    `with FakeSlackThread() as slack:` then `slack.base_url`, `slack.fake.calls()`."""
-
-    def __init__(self, fake: FakeSlack | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.fake = fake or FakeSlack()
-        self._address = (host, port)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-
-    def __enter__(self) -> FakeSlackThread:
-        self._thread.start()
-        self.run(self.fake.start(*self._address))
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.run(self.fake.stop())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=5)
-        self._loop.close()
-
-    @property
-    def base_url(self) -> str:
-        return self.fake.base_url
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 10) -> T:
-        """Run a coroutine on the fake's loop and return its result."""
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
-
-    def wait_for(self, method: str, predicate: Callable[[Call], bool] | None = None, timeout: float = 5) -> Call:
-        return self.run(self.fake.wait_for(method, predicate, timeout), timeout + 1)
-
-    def push(self, envelope_type: str, payload: JSON, **options: Any) -> str:
-        return self.run(self.fake.push(envelope_type, payload, **options))
-
-    def wait_ack(self, envelope_id: str, timeout: float = 5) -> JSON:
-        return self.run(self.fake.wait_ack(envelope_id, timeout), timeout + 1)
-
-    def wait_connected(self, count: int = 1, timeout: float = 5) -> None:
-        self.run(self.fake.wait_connected(count, timeout), timeout + 1)
-
-    def drop_connections(self, *, graceful: bool = False) -> int:
-        return self.run(self.fake.drop_connections(graceful=graceful))
