@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
+from bot.core.budget import Budget
 from bot.core.extract import Extracted, normalize
 from bot.core.records import Record
 from bot.core.regexset import RegexSet
@@ -557,18 +558,23 @@ class Matcher:
             "cover": round(cover, 3),
         }
 
-    def match(self, ex: Extracted, limit: int = 5) -> list[Candidate]:
-        """Best candidates first, each with its score and the parts that made it."""
+    def match(self, ex: Extracted, limit: int = 5, regex_budget: Budget | None = None) -> list[Candidate]:
+        """Best candidates first, each with its score and the parts that made it.
+
+        All the regex work shares `regex_budget` (a fresh `Budget()` when None): a store full of
+        backtracking patterns costs one paste at most its seconds.
+        """
         if not self.entries:
             return []
         w = self.weights
         line_text = ex.error_text
         rx = self.regexes
-        line_hits = {h.index: h.span for h in rx.search(line_text, REGEX_BUDGET)} if line_text else {}
+        spend = regex_budget if regex_budget is not None else Budget()
+        line_hits = {h.index: h.span for h in rx.search(line_text, REGEX_BUDGET, spend)} if line_text else {}
         tail = ex.text[-REGEX_TEXT_LIMIT:]
-        text_hits = {h.index: h.span for h in rx.search(tail, REGEX_BUDGET)}
+        text_hits = {h.index: h.span for h in rx.search(tail, REGEX_BUDGET, spend)}
         # terminals and issue trackers hard-wrap long messages: try the wrapped sentences joined
-        for h in rx.search(wrapped_sentences(tail), REGEX_BUDGET):
+        for h in rx.search(wrapped_sentences(tail), REGEX_BUDGET, spend):
             text_hits.setdefault(h.index, h.span)
         lines = ex.lines[:6]
         # fuzzy comparison cost grows with line length; an error's wording is in its first words

@@ -17,7 +17,11 @@ of searching each pattern on its own with RE2, case-insensitively, unless a sear
 `budget` and the paste selects more patterns than that: then the least selective are skipped.
 
 The few patterns RE2 rejects (look-around, back-references) run on the `regex` module with a hard
-timeout, so one of them can cost at most `FALLBACK_TIMEOUT` per paste.
+timeout. All the regex work for one paste shares one `Budget` (bot/core/budget.py: PASTE_SECONDS
+in total, however many patterns the store holds): each fallback search may use at most
+FALLBACK_TIMEOUT of what is left, and once it is spent the remaining searches are skipped, so a
+store full of backtracking patterns costs a paste at most the budget. Fallback searches release
+the GIL (`concurrent`), so they never hold up the threads that serve acks and votes.
 """
 
 from __future__ import annotations
@@ -33,9 +37,10 @@ import re2
 import regex
 
 from bot.core.alternatives import branch_spans
+from bot.core.budget import Budget
 from bot.core.literals import WEAK, WORD, fold, pattern_words, required_terms, trigger, usable
 
-FALLBACK_TIMEOUT = 0.02  # seconds per fallback pattern per search
+FALLBACK_TIMEOUT = 0.02  # seconds one fallback pattern may take of a paste's budget
 CACHE_SIZE = 4096  # compiled RE2 objects kept for filtered patterns
 
 
@@ -192,7 +197,7 @@ class RegexSet:
         """Whether pattern `index` alone matches `text` (RE2, or the bounded fallback)."""
         if index in self._fallback_at:
             try:
-                return self._fallback_at[index].search(text, timeout=FALLBACK_TIMEOUT) is not None
+                return self._fallback_at[index].search(text, timeout=FALLBACK_TIMEOUT, concurrent=True) is not None
             except TimeoutError:
                 return False
         units = self._pattern_unit[self._pattern_start[index] : self._pattern_start[index + 1]]
@@ -250,7 +255,7 @@ class RegexSet:
         start, owner = self._owner_start, self._owner_pattern
         return {owner[k] for u in self._unit_candidates(text) for k in range(start[u], start[u + 1])}
 
-    def search(self, text: str, budget: int | None = None) -> list[Hit]:
+    def search(self, text: str, budget: int | None = None, time_budget: Budget | None = None) -> list[Hit]:
         """Every pattern that matches `text`, with the length of its leftmost match.
 
         `budget` bounds the filtered alternatives run: when a paste selects more (a large store
@@ -258,6 +263,10 @@ class RegexSet:
         can never cost more than `budget` searches; a pattern whose skipped alternative would have
         matched is then missed, or measured by another of its alternatives. None: all of them,
         and the result is exact.
+
+        `time_budget` bounds the seconds spent (see Budget): RE2 searches stop once it is spent,
+        and each fallback search gets at most FALLBACK_TIMEOUT of what is left. None: each
+        fallback pattern gets FALLBACK_TIMEOUT (building the index, where no paste waits).
         """
         hits: list[Hit] = []
         if text:
@@ -270,7 +279,10 @@ class RegexSet:
             best: dict[int, tuple[int, int, int]] = {}
             start, owner, order = self._owner_start, self._owner_pattern, self._owner_order
             runs = [(u, self._compiled(u)) for u in sorted(selected)] + self._unfiltered
-            for u, regexp in runs:
+            for n, (u, regexp) in enumerate(runs):
+                if time_budget is not None and time_budget.spent():
+                    time_budget.skipped += len(runs) - n
+                    break
                 m = regexp.search(text)
                 if m is None:
                     continue
@@ -280,9 +292,15 @@ class RegexSet:
                     if cur is None or found < cur:
                         best[owner[k]] = found
             hits = [Hit(i, best[i][2]) for i in sorted(best)]
-        for index, pattern in self._fallback:
+        for n, (index, pattern) in enumerate(self._fallback):
+            timeout = FALLBACK_TIMEOUT
+            if time_budget is not None:
+                timeout = min(timeout, time_budget.remaining())
+                if timeout <= 0.0:
+                    time_budget.skipped += len(self._fallback) - n
+                    break
             try:
-                m = pattern.search(text, timeout=FALLBACK_TIMEOUT)
+                m = pattern.search(text, timeout=timeout, concurrent=True)
             except TimeoutError:
                 continue
             if m:

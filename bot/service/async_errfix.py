@@ -4,6 +4,9 @@ A sqlite3 connection belongs to the thread that opened it, so the store is opene
 closed on a single-worker `ThreadPoolExecutor`; every async method awaits one job there. Jobs
 run one at a time in submission order, so a read-then-write (a button that toggles a vote) can't
 interleave with another, and a write has completed when its `await` returns.
+
+Matching (regexes, fuzzy: the CPU-bound part of a paste) runs on a second single-worker pool, so
+a slow paste never queues a vote, a reply record or a health check behind it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from bot.core.blocks import HomeSummary
+from bot.core.match import Matcher
 from bot.core.views import Diagnosis, MatchView
 from bot.errors import NotFound
 from bot.service.errfix import Errfix
@@ -27,11 +31,13 @@ class AsyncErrfix:
 
     def __init__(self, db_path: str, *, seed: bool = True) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-store")
+        self._match_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-match")
         self._svc: Errfix | None = None
         try:
             self._svc = self._pool.submit(lambda: Errfix(open_store(db_path, seed=seed))).result()
         except BaseException:
             self._pool.shutdown(wait=True)
+            self._match_pool.shutdown(wait=True)
             raise
 
     @property
@@ -51,14 +57,22 @@ class AsyncErrfix:
         if svc is not None:
             self._pool.submit(svc.store.close).result()
         self._pool.shutdown(wait=True)
+        self._match_pool.shutdown(wait=True)
 
     # ---- answers ------------------------------------------------------------------------
 
+    async def _on_matcher(self, fn: Callable[[Matcher], T]) -> T:
+        """`fn(matcher)` on the matching thread, with the index for the current store version."""
+        matcher = await self._run(lambda s: s.matcher)
+        return await asyncio.get_running_loop().run_in_executor(self._match_pool, fn, matcher)
+
     async def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
-        return await self._run(lambda s: s.diagnose(text, limit=limit))
+        ex, cands = await self._on_matcher(lambda m: Errfix.match_paste(m, text, limit))
+        return await self._run(lambda s: s.diagnosis(ex, cands))
 
     async def search(self, words: str, limit: int = 5) -> list[MatchView]:
-        return await self._run(lambda s: s.search(words, limit=limit))
+        fuzzy = await self._on_matcher(lambda m: Errfix.fuzzy_search(m, words, limit))
+        return await self._run(lambda s: s.ranked_search(words, fuzzy, limit))
 
     async def view(self, record_id: str) -> MatchView | None:
         """The record with current rates and votes, or None if there is no such record."""

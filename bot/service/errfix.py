@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.extract import extract
+from bot.core.extract import Extracted, extract
 from bot.core.fold import updated_record
 from bot.core.match import Candidate, Matcher
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
@@ -92,18 +92,35 @@ class Errfix:
     def _views(self, cands: list[Candidate]) -> list[MatchView]:
         return [self.view(c.id, c.score, c.parts) for c in cands if self.store.has(c.id)]
 
-    def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
+    @staticmethod
+    def match_paste(matcher: Matcher, text: str, limit: int = 3) -> tuple[Extracted, list[Candidate]]:
+        """The pure, CPU-bound half of `diagnose` (regexes, fuzzy): safe on any one thread at a
+        time, so adapters run it beside the store's thread instead of on it."""
         ex = extract(text)
-        cands = [c for c in self.matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
+        return ex, [c for c in matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
+
+    def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
+        return self.diagnosis(*self.match_paste(self.matcher, text, limit))
+
+    def diagnosis(self, ex: Extracted, cands: list[Candidate]) -> Diagnosis:
+        """The store's half of `diagnose`: the candidates' records, votes and the reply decision."""
         # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted
         reply = bool(cands) and cands[0].score >= self.reply_threshold and not ex.deprecation_only
         is_error = ex.is_error or reply
         return Diagnosis(is_error, reply, self._views(cands), ex)
 
+    @staticmethod
+    def fuzzy_search(matcher: Matcher, words: str, limit: int = 5) -> dict[str, float]:
+        """The matcher's half of `search` (pure, see match_paste): record id -> score."""
+        ex = extract(words)
+        return {c.id: c.score for c in matcher.match(ex, limit=limit * 2)} if ex.lines or len(words) > 3 else {}
+
     def search(self, words: str, limit: int = 5) -> list[MatchView]:
         """Keyword (FTS5 BM25) and fuzzy search for `/errfix loss nan`; best first."""
-        ex = extract(words)
-        fuzzy = {c.id: c.score for c in self.matcher.match(ex, limit=limit * 2)} if ex.lines or len(words) > 3 else {}
+        return self.ranked_search(words, self.fuzzy_search(self.matcher, words, limit), limit)
+
+    def ranked_search(self, words: str, fuzzy: dict[str, float], limit: int = 5) -> list[MatchView]:
+        """The store's half of `search`: FTS5 keywords merged with the fuzzy scores."""
         keyword = self.store.search_fts(words, limit=limit * 2)
         scores: dict[str, float] = dict(fuzzy)
         if keyword:
