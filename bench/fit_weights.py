@@ -1,6 +1,6 @@
-"""Fit the matcher's logistic weights (bot/core/match.py `Weights`) on labelled pastes.
+"""Fit the matcher's logistic weights (bot/core/model.py `Weights`) on labelled pastes.
 
-    python bench/fit_weights.py            # prints a Weights(...) to paste into match.py
+    python bench/fit_weights.py            # prints a Weights(...) to paste into model.py
 
 Every candidate the matcher proposes for a paste is one sample: label 1 when it is the right
 record, else 0 (all candidates of a null paste are 0). Plain L2-regularised logistic regression by
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval import SHARED, _service  # noqa: E402
 
 from bot.core.extract import extract  # noqa: E402
-from bot.core.match import CALIBRATION_FEATURES, FEATURES, Weights  # noqa: E402
+from bot.core.model import CALIBRATION_FEATURES, FEATURES, Weights  # noqa: E402
 
 
 def samples(svc: Any, rows: list[dict[str, Any]], kind: str) -> list[tuple[list[float], int]]:

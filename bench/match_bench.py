@@ -54,7 +54,7 @@ from typing import Any
 
 from bot.core.alternatives import class_end
 from bot.core.extract import extract
-from bot.core.match import REGEX_TEXT_LIMIT, Matcher
+from bot.core.matcher import REGEX_TEXT_LIMIT, Matcher
 from bot.core.records import Record
 from bot.store.files import load
 

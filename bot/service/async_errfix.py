@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from bot.core.blocks import HomeSummary
-from bot.core.match import Matcher
+from bot.core.matcher import Matcher
 from bot.core.views import Diagnosis, MatchView
 from bot.errors import NotFound
 from bot.service.errfix import Errfix

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.core.extract import Extracted, extract
 from bot.core.fold import updated_record
-from bot.core.match import Candidate, Matcher
+from bot.core.matcher import Candidate, Matcher
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
 from bot.store import learning
 from bot.store.store import Store

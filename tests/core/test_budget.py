@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bot.core.budget import Budget
 from bot.core.extract import extract
-from bot.core.match import Matcher
+from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.regexset import RegexSet
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.core.extract import extract, normalize
-from bot.core.match import Matcher
+from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.rejections import MAX_USERS, PER_USER, rejection_penalty, similar
 from tests.conftest import full

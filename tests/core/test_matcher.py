@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bot.core.match as match_module
+import bot.core.matcher as match_module
 from bot.core.extract import extract
-from bot.core.match import Candidate, Matcher, wrapped_sentences
+from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.service.errfix import REPLY_THRESHOLD
 from bot.store.files import load
@@ -431,16 +431,6 @@ def test_any_paste_gets_scores_in_unit_interval(matcher: Matcher, paste: str) ->
     assert len(cands) <= 10
 
 
-def test_sampled_vagueness_keeps_seed_shadows_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past VAGUENESS_SAMPLE records vagueness is estimated, but seed/team pairs stay exact."""
-    records = [SEED, TEAM] + [rec(f"team/filler-{n}", f"filler error {n}", rf"filler error {n}\b") for n in range(9)]
-    exact = Matcher(records, seeds=frozenset({SEED.id}))
-    monkeypatch.setattr(match_module, "VAGUENESS_SAMPLE", 3)
-    sampled = Matcher(records, seeds=frozenset({SEED.id}))
-    assert sampled.shadows == exact.shadows
-    assert ids(top(sampled, OOM_PASTE))[0] == ids(top(exact, OOM_PASTE))[0]
-
-
 def test_token_candidate_ties_break_by_record_order_not_hash_order() -> None:
     """Ties at the candidate cutoff used to follow set iteration order (PYTHONHASHSEED)."""
     words = [f"zq{chr(97 + n)}word" for n in range(26)]  # one rare word per record: equal IDF
@@ -498,34 +488,11 @@ def test_hundreds_of_vague_patterns_cannot_crowd_out_the_answer(vague_regex: str
     assert ids(m.match(ex, limit=1)) == ["pytorch/oom"]
 
 
-def test_wrapped_sentences_are_joined_and_nothing_else_is_kept() -> None:
-    text = "first line\nRuntimeError: CUDA out\nof memory. Tried\nto allocate\nOK done\nlast one,\nand more\nX"
-    assert wrapped_sentences(text) == "RuntimeError: CUDA out of memory. Tried to allocate\nOK done last one, and more"
-    assert wrapped_sentences("no wraps\nHere") == ""
-
-
 def test_a_hard_wrapped_error_matches_its_regex() -> None:
     oom = rec("pytorch/oom", "RuntimeError: CUDA out of memory", r"CUDA out of memory\. Tried to allocate")
     m = Matcher([oom, rec("x/other", "ValueError: bad thing", r"bad thing")])
     cands = m.match(extract("RuntimeError: CUDA out of\nmemory. Tried to allocate 20.00 MiB"), limit=2)
     assert cands[0].id == "pytorch/oom" and cands[0].parts["rx_text"] + cands[0].parts["rx_line"] == 1.0
-
-
-def test_matching_a_variant_of_the_same_error_is_not_vagueness(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Per-environment variants recognise each other's signatures: that is one error, so their
-    regexes stay specific. A regex that also recognises other errors' signatures is vague."""
-    records = [
-        rec("t/oom/linux", "CUDA out of memory on linux", r"CUDA out of memory"),
-        rec("t/oom/windows", "CUDA out of memory on windows", r"CUDA out of memory"),
-        rec("t/vague", "something not found", r"not found"),
-        rec("t/a", "module not found: a", r"module not found: a"),
-        rec("t/b", "file not found: b", r"file not found: b"),
-    ]
-    for sample in (match_module.VAGUENESS_SAMPLE, 2):  # exact, and sampled past VAGUENESS_SAMPLE
-        monkeypatch.setattr(match_module, "VAGUENESS_SAMPLE", sample)
-        spec = {e.id: e.specificity for e in Matcher(records).entries}
-        assert spec["t/oom/linux"] == spec["t/oom/windows"] == 1.0
-        assert spec["t/vague"] < 0.5
 
 
 def test_a_team_record_ranked_low_still_takes_the_seeds_place() -> None:

@@ -1,0 +1,95 @@
+"""How records' regexes recognise other records' signatures, computed once per index (pure).
+
+Two things follow from it: how *vague* each regex is (it also recognises other errors: its hits
+are worth less), and which team records *shadow* a bundled seed (a team's own record for the
+error a seed covers is the answer in the seed's place).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.core.records import Record
+from bot.core.regexset import RegexSet
+
+VAGUENESS_SAMPLE = 20_000  # signatures searched to estimate each regex's vagueness
+
+CrossHit = tuple[int, int, int]  # (regex i, signature j, span): record i's regex matches j's signature, i != j
+
+
+@dataclass(frozen=True)
+class Overlap:
+    counts: list[float]  # per record: signatures of other errors its regex matches (estimated past the sample)
+    cross_hits: list[CrossHit]  # every hit involving a bundled seed, exact
+
+
+def vagueness(records: Sequence[Record], regexes: RegexSet, seeds: frozenset[str]) -> Overlap:
+    """How many signatures of *other errors* each regex matches: its vagueness.
+
+    Exact up to VAGUENESS_SAMPLE records; above that, counted on an evenly spaced sample of
+    signatures and scaled, so building a 250,000-record index stays linear. Pairs that
+    involve a bundled seed (for `seed_shadows`) are always collected exactly, as `cross_hits`.
+    """
+    n = len(records)
+    step = max(1, -(-n // VAGUENESS_SAMPLE))  # ceil(n / sample)
+    counts = [0.0] * n
+    cross_hits: list[CrossHit] = []
+    seed_idx = [i for i, r in enumerate(records) if r.id in seeds]
+    seed_pos = frozenset(seed_idx)
+    pairs: set[tuple[int, int]] = set()  # (regex i, signature j), exact
+    if step == 1:
+        for j in range(n):
+            for hit in regexes.search(records[j].signature):
+                if hit.index != j:
+                    pairs.add((hit.index, j))
+                    if hit.index in seed_pos or j in seed_pos:
+                        cross_hits.append((hit.index, j, hit.span))
+    else:
+        # team regex on team signatures: sampled and scaled
+        for j in range(0, n, step):
+            if j in seed_pos:
+                continue
+            for hit in regexes.search(records[j].signature):
+                i = hit.index
+                if i != j and i not in seed_pos and not regexes.matches(j, records[i].signature):
+                    counts[i] += step
+        # seed regexes on every signature, and every regex on seed signatures: exact
+        seed_set = RegexSet([records[i].regex for i in seed_idx])
+        for j, rec in enumerate(records):
+            for hit in seed_set.search(rec.signature):
+                i = seed_idx[hit.index]
+                if i != j:
+                    pairs.add((i, j))
+                    cross_hits.append((i, j, hit.span))
+        for i in seed_idx:
+            for hit in regexes.search(records[i].signature):
+                if hit.index != i and hit.index not in seed_pos:
+                    pairs.add((hit.index, i))
+                    cross_hits.append((hit.index, i, hit.span))
+    # Two records whose regexes each recognise the other's signature are one error (variants
+    # per environment, or a team's record for a seed's error): matching a variant is not vague.
+    for i, j in pairs:
+        if (j, i) not in pairs:
+            counts[i] += 1
+    return Overlap(counts, cross_hits)
+
+
+def seed_shadows(
+    records: Sequence[Record], seeds: frozenset[str], cross_hits: Sequence[CrossHit]
+) -> dict[int, dict[int, bool]]:
+    """Bundled seed → the team's imported records for the same error, and whether the
+    relation is mutual (each regex recognises the other's signature) or one-way.
+
+    When a team imports its own record for an error the bundled seeds also cover, the team's
+    record is the answer: seeds are the out-of-the-box fallback, not a competitor.
+    """
+    pairs = {(i, j) for i, j, _ in cross_hits}
+    shadows: dict[int, dict[int, bool]] = {}
+    for i, j, span in cross_hits:  # regex i matches signature j
+        if records[i].id in seeds and records[j].id not in seeds:
+            shadows.setdefault(i, {})[j] = (j, i) in pairs
+        elif records[j].id in seeds and records[i].id not in seeds and 3 * span >= len(records[j].signature):
+            # a team regex that recognises much of the seed's wording describes the same error
+            shadows.setdefault(j, {})[i] = (j, i) in pairs
+    return shadows

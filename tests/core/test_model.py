@@ -1,0 +1,30 @@
+"""The fitted model: a logit over the score parts, and its calibration into a probability."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.model import CALIBRATION_FEATURES, FEATURES, Calibration, Weights, calibration_features, sigmoid
+
+PARTS = {"lcover": 0.5, "miss": 0.0, "rx_line": 1.0, "spec": 1.0, "close": 0.9, "fuzzy2": 0.81}
+
+
+def test_the_logit_is_the_bias_plus_weighted_parts_plus_the_prior() -> None:
+    parts = dict.fromkeys(FEATURES, 1.0)
+    assert Weights(**dict.fromkeys(FEATURES, 0.0), bias=-1.0).logit(parts) == -1.0
+    with_cover = Weights(**{**dict.fromkeys(FEATURES, 0.0), "cover": 2.0}, bias=-1.0)
+    assert with_cover.logit({**parts, "prior": 0.5}) == 1.5
+
+
+def test_the_margin_is_capped_and_a_lone_candidate_gets_the_cap() -> None:
+    assert calibration_features(2.0, 1.5, PARTS, strong=True)["margin"] == 0.5
+    assert calibration_features(20.0, 1.0, PARTS, strong=False)["margin"] == 5.0
+    lone = calibration_features(2.0, None, PARTS, strong=False)
+    assert (lone["margin"], lone["strong"]) == (5.0, 0.0)
+
+
+def test_calibrated_scores_are_probabilities_even_for_huge_logits() -> None:
+    assert sigmoid(0.0) == 0.5
+    assert 0.0 < sigmoid(-1e9) < sigmoid(1e9) < 1.0
+    only_z = Calibration(**{**dict.fromkeys(CALIBRATION_FEATURES, 0.0), "z": 1.0}, bias=0.0)
+    assert sigmoid(only_z.logit(calibration_features(3.0, 0.0, PARTS, True))) == pytest.approx(0.952574, abs=1e-6)

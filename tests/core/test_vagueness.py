@@ -1,0 +1,78 @@
+"""Vagueness and seed shadows: what records' regexes recognise of each other's signatures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.core import vagueness as vagueness_module
+from bot.core.extract import extract
+from bot.core.matcher import Matcher
+from bot.core.records import Record
+from bot.core.regexset import RegexSet
+from bot.core.vagueness import seed_shadows, vagueness
+
+
+def rec(rid: str, signature: str, regex: str, **fields: Any) -> Record:
+    return Record(id=rid, signature=signature, regex=regex, **fields)
+
+
+def overlap_shadows(records: list[Record], seeds: frozenset[str]) -> tuple[list[float], dict[int, dict[int, bool]]]:
+    overlap = vagueness(records, RegexSet([r.regex for r in records]), seeds)
+    return overlap.counts, seed_shadows(records, seeds, overlap.cross_hits)
+
+
+SEED = rec(
+    "pytorch/cuda-out-of-memory", "RuntimeError: CUDA out of memory. Tried to allocate N MiB", r"CUDA out of memory"
+)
+TEAM = rec(
+    "team/gpu-oom-on-shared-box",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate N GiB",
+    r"(?:torch\.)?(?:cuda\.)?OutOfMemoryError|CUDA out of memory",
+)
+OOM_PASTE = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.65 GiB total capacity)"
+
+
+def test_a_regex_matching_other_errors_signatures_counts_each_of_them() -> None:
+    records = [
+        rec("t/vague", "something not found", r"not found"),
+        rec("t/a", "module not found: a", r"module not found: a"),
+        rec("t/b", "file not found: b", r"file not found: b"),
+    ]
+    counts, shadows = overlap_shadows(records, frozenset())
+    assert counts == [2.0, 0.0, 0.0]
+    assert shadows == {}  # no seeds, no shadows
+
+
+def test_a_team_record_for_a_seeds_error_shadows_it_both_ways() -> None:
+    counts, shadows = overlap_shadows([SEED, TEAM], frozenset({SEED.id}))
+    assert shadows == {0: {1: True}}  # each regex recognises the other's signature: mutual
+    assert counts == [0.0, 0.0]  # one error, so neither regex is vague
+
+
+def test_sampled_vagueness_keeps_seed_shadows_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past VAGUENESS_SAMPLE records vagueness is estimated, but seed/team pairs stay exact."""
+    records = [SEED, TEAM] + [rec(f"team/filler-{n}", f"filler error {n}", rf"filler error {n}\b") for n in range(9)]
+    exact = Matcher(records, seeds=frozenset({SEED.id}))
+    monkeypatch.setattr(vagueness_module, "VAGUENESS_SAMPLE", 3)
+    sampled = Matcher(records, seeds=frozenset({SEED.id}))
+    assert sampled.shadows == exact.shadows
+    assert sampled.match(extract(OOM_PASTE))[0].id == exact.match(extract(OOM_PASTE))[0].id
+
+
+def test_matching_a_variant_of_the_same_error_is_not_vagueness(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-environment variants recognise each other's signatures: that is one error, so their
+    regexes stay specific. A regex that also recognises other errors' signatures is vague."""
+    records = [
+        rec("t/oom/linux", "CUDA out of memory on linux", r"CUDA out of memory"),
+        rec("t/oom/windows", "CUDA out of memory on windows", r"CUDA out of memory"),
+        rec("t/vague", "something not found", r"not found"),
+        rec("t/a", "module not found: a", r"module not found: a"),
+        rec("t/b", "file not found: b", r"file not found: b"),
+    ]
+    for sample in (vagueness_module.VAGUENESS_SAMPLE, 2):  # exact, and sampled past VAGUENESS_SAMPLE
+        monkeypatch.setattr(vagueness_module, "VAGUENESS_SAMPLE", sample)
+        spec = {e.id: e.specificity for e in Matcher(records).entries}
+        assert spec["t/oom/linux"] == spec["t/oom/windows"] == 1.0
+        assert spec["t/vague"] < 0.5
