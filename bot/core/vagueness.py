@@ -24,6 +24,9 @@ class Overlap:
     cross_hits: list[CrossHit]  # every hit involving a bundled seed, exact
 
 
+_Pairs = set[tuple[int, int]]  # (regex i, signature j), i != j
+
+
 def vagueness(records: Sequence[Record], regexes: RegexSet, seeds: frozenset[str]) -> Overlap:
     """How many signatures of *other errors* each regex matches: its vagueness.
 
@@ -36,43 +39,62 @@ def vagueness(records: Sequence[Record], regexes: RegexSet, seeds: frozenset[str
     counts = [0.0] * n
     cross_hits: list[CrossHit] = []
     seed_idx = [i for i, r in enumerate(records) if r.id in seeds]
-    seed_pos = frozenset(seed_idx)
-    pairs: set[tuple[int, int]] = set()  # (regex i, signature j), exact
+    pairs: _Pairs = set()  # exact
     if step == 1:
-        for j in range(n):
-            for hit in regexes.search(records[j].signature):
-                if hit.index != j:
-                    pairs.add((hit.index, j))
-                    if hit.index in seed_pos or j in seed_pos:
-                        cross_hits.append((hit.index, j, hit.span))
+        _all_pairs(records, regexes, frozenset(seed_idx), pairs, cross_hits)
     else:
-        # team regex on team signatures: sampled and scaled
-        for j in range(0, n, step):
-            if j in seed_pos:
-                continue
-            for hit in regexes.search(records[j].signature):
-                i = hit.index
-                if i != j and i not in seed_pos and not regexes.matches(j, records[i].signature):
-                    counts[i] += step
-        # seed regexes on every signature, and every regex on seed signatures: exact
-        seed_set = RegexSet([records[i].regex for i in seed_idx])
-        for j, rec in enumerate(records):
-            for hit in seed_set.search(rec.signature):
-                i = seed_idx[hit.index]
-                if i != j:
-                    pairs.add((i, j))
-                    cross_hits.append((i, j, hit.span))
-        for i in seed_idx:
-            for hit in regexes.search(records[i].signature):
-                if hit.index != i and hit.index not in seed_pos:
-                    pairs.add((hit.index, i))
-                    cross_hits.append((hit.index, i, hit.span))
+        _sampled_counts(records, regexes, frozenset(seed_idx), step, counts)
+        _seed_pairs(records, regexes, seed_idx, pairs, cross_hits)
     # Two records whose regexes each recognise the other's signature are one error (variants
     # per environment, or a team's record for a seed's error): matching a variant is not vague.
     for i, j in pairs:
         if (j, i) not in pairs:
             counts[i] += 1
     return Overlap(counts, cross_hits)
+
+
+def _all_pairs(
+    records: Sequence[Record], regexes: RegexSet, seed_pos: frozenset[int], pairs: _Pairs, cross_hits: list[CrossHit]
+) -> None:
+    """Every regex on every signature: each pair, and the hits involving a seed."""
+    for j in range(len(records)):
+        for hit in regexes.search(records[j].signature):
+            if hit.index != j:
+                pairs.add((hit.index, j))
+                if hit.index in seed_pos or j in seed_pos:
+                    cross_hits.append((hit.index, j, hit.span))
+
+
+def _sampled_counts(
+    records: Sequence[Record], regexes: RegexSet, seed_pos: frozenset[int], step: int, counts: list[float]
+) -> None:
+    """Team regexes on every `step`-th team signature, each one-way hit counted `step` times."""
+    for j in range(0, len(records), step):
+        if j in seed_pos:
+            continue
+        for hit in regexes.search(records[j].signature):
+            i = hit.index
+            if i != j and i not in seed_pos and not regexes.matches(j, records[i].signature):
+                counts[i] += step
+
+
+def _seed_pairs(
+    records: Sequence[Record], regexes: RegexSet, seed_idx: list[int], pairs: _Pairs, cross_hits: list[CrossHit]
+) -> None:
+    """Seed regexes on every signature, and every regex on seed signatures: exact."""
+    seed_pos = frozenset(seed_idx)
+    seed_set = RegexSet([records[i].regex for i in seed_idx])
+    for j, rec in enumerate(records):
+        for hit in seed_set.search(rec.signature):
+            i = seed_idx[hit.index]
+            if i != j:
+                pairs.add((i, j))
+                cross_hits.append((i, j, hit.span))
+    for i in seed_idx:
+        for hit in regexes.search(records[i].signature):
+            if hit.index != i and hit.index not in seed_pos:
+                pairs.add((hit.index, i))
+                cross_hits.append((hit.index, i, hit.span))
 
 
 def seed_shadows(
