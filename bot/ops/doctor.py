@@ -31,6 +31,7 @@ REQUIRED_SCOPES = (
     "channels:history",
     "groups:history",
     "im:history",
+    "mpim:history",
     "chat:write",
     "commands",
     "reactions:read",

@@ -10,8 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.views import Diagnosis
 from bot.slack.deps import Deps
-
-PREVIEW_NOTE = "Read from the snippet's preview (its first lines); paste the end of the log if I missed the error."
+from bot.slack.files import PREVIEW_NOTE
 
 
 def reply_key(channel: str, reply_ts: str) -> str:
@@ -19,9 +18,8 @@ def reply_key(channel: str, reply_ts: str) -> str:
 
 
 def paste_text(event: dict[str, Any]) -> tuple[str, str]:
-    """The text to diagnose (message plus file snippets) and a note when only a preview was there.
-
-    Snippets are not downloaded: the event's `plain_text` or `preview` is used as it comes.
+    """The text of a message as its event shows it (message plus file previews) and a note when
+    only a preview was there; the listeners read whole files with `FileReader.paste`.
     """
     parts = [str(event.get("text") or "")]
     note = ""

@@ -30,8 +30,10 @@ from bot.config import ConfigError, Settings
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
+from bot.slack.files import FileReader
 from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
-from bot.slack.observe import MeteredWebClient, ObserveEvents
+from bot.slack.observe import AppRateLimited, MeteredWebClient, ObserveEvents
+from bot.slack.respond import RetryResponses
 from bot.telemetry.metrics import Metrics
 
 EVENTS_PATH = "/slack/events"
@@ -91,9 +93,12 @@ def build_app(
         limiter=RateLimiter(settings.max_replies_per_minute, clock),
         outbox=Outbox(log),
         users=Users(log),
+        files=FileReader(log),
         activity=activity or Activity(),
     )
     metrics.track_in_flight(lambda: deps.activity.running)
+    app.use(AppRateLimited(metrics))
+    app.use(RetryResponses(app.client.retry_handlers))
     app.use(IgnoreNoise())
     app.use(Dedupe(errfix))
     app.use(ObserveEvents(metrics, deps.limiter, log_pastes=settings.log_pastes))

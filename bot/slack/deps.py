@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.service.async_errfix import AsyncErrfix
+from bot.slack.files import FileReader
 from bot.slack.middleware import RateLimiter
 
 SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
@@ -162,5 +163,6 @@ class Deps:
     limiter: RateLimiter
     outbox: Outbox
     users: Users
+    files: FileReader
     locks: ReplyLocks = field(default_factory=ReplyLocks)
     activity: Activity = field(default_factory=Activity)

@@ -19,24 +19,29 @@ from bot.slack.answers import log_paste, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+DIRECT = frozenset({"im", "mpim"})
 
 
 def on_message(deps: Deps) -> Listener:
     async def handle_message(event: dict[str, Any], client: AsyncWebClient) -> None:
         """A channel message (or DM): answer in its thread when the matcher is sure."""
         channel, ts = str(event["channel"]), str(event["ts"])
-        text, note = paste_text(event)
-        diagnosis = await deps.errfix.diagnose(text)
-        direct = event.get("channel_type") == "im"
+        paste = await deps.files.paste(client, event)
+        diagnosis = await deps.errfix.diagnose(paste.text)
+        kind = event.get("channel_type")
+        direct = kind in DIRECT  # a group DM's errors are answered like a DM's
         answer = diagnosis.reply and (direct or deps.limiter.take(channel))
-        if direct and not diagnosis.is_error and not diagnosis.matches:
+        chatter = not diagnosis.is_error and not diagnosis.matches
+        if chatter and kind == "im":
             await deps.outbox.post(
                 client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
             )
             return
+        if chatter and kind == "mpim":  # people talking to each other, not to errfix
+            return
         await log_paste(deps, channel, ts, diagnosis, replied=bool(answer or direct))
         if answer or direct:
-            await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=note)
+            await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
     return handle_message
 
@@ -44,13 +49,13 @@ def on_message(deps: Deps) -> Listener:
 def on_mention(deps: Deps) -> Listener:
     async def handle_mention(event: dict[str, Any], client: AsyncWebClient) -> None:
         """@errfix always answers: the best candidates, labelled unsure when they are."""
-        text, note = paste_text(event)
-        diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", text))
+        paste = await deps.files.paste(client, event)
+        diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", paste.text))
         if not diagnosis.is_error and event.get("thread_ts"):  # "@errfix ?" under a paste
             in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))
             diagnosis = in_thread if in_thread.matches else diagnosis
         await log_paste(deps, str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
-        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=note)
+        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
     return handle_mention
 
@@ -73,6 +78,10 @@ def on_home(deps: Deps) -> Listener:
     return handle_home
 
 
+async def ignore_event() -> None:
+    """An event type errfix does not handle (Slack retries, then disables, what gets a 404)."""
+
+
 def register(app: AsyncApp, deps: Deps) -> None:
     """Every listener, each wrapped so `deps.activity` knows when work is in flight."""
     track = deps.activity.track
@@ -86,3 +95,4 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.event("app_home_opened")(track(on_home(deps)))
     app.event("app_mention")(track(on_mention(deps)))
     app.event("message")(track(on_message(deps)))  # the catch-all for messages: keep it last
+    app.event(re.compile(".+"))(ignore_event)  # and for every other event type: 200, not bolt's 404

@@ -116,7 +116,7 @@ class UnpromptedLimit(AsyncMiddleware):
 
     async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
         event = event_of(req.body)
-        unprompted = event.get("type") == "message" and event.get("channel_type") != "im"
+        unprompted = event.get("type") == "message" and event.get("channel_type") not in ("im", "mpim")
         if unprompted and self.limiter.full(str(event.get("channel"))):
             return BoltResponse(status=200, body="")
         await next()

@@ -2,6 +2,8 @@
 
 * `MeteredWebClient`: every Web API call counted by method, failures by method and Slack's error
   code (or `connection` / `timeout`); a successful chat.postMessage is a reply posted.
+* `AppRateLimited` middleware: Slack's unasked `app_rate_limited` notice is answered 200 (no
+  listener takes it; bolt would answer 404), logged as a warning and counted.
 * `ObserveEvents` middleware: sets the log context (channel, event id, and the paste so the log
   redactor can keep it out), counts the messages errfix handles, and the unprompted answers the
   per-channel limit holds back. It runs after dedupe, so a retried event is counted once.
@@ -86,6 +88,20 @@ def _where(body: dict[str, Any]) -> tuple[str, str]:
     return str(channel or ""), str(event_id)
 
 
+class AppRateLimited(AsyncMiddleware):
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
+        if req.body.get("type") != "app_rate_limited":
+            await next()
+            return resp
+        self.metrics.events_dropped_by_slack()
+        minute = req.body.get("minute_rate_limited")
+        log.warning("Slack is dropping errfix's events (app_rate_limited, minute %s): over 30,000 an hour", minute)
+        return BoltResponse(status=200, body="")
+
+
 class ObserveEvents(AsyncMiddleware):
     def __init__(self, metrics: Metrics, limiter: RateLimiter, *, log_pastes: bool = False) -> None:
         self.metrics, self.limiter, self.log_pastes = metrics, limiter, log_pastes
@@ -106,7 +122,7 @@ class ObserveEvents(AsyncMiddleware):
         return resp
 
     def _count(self, event: dict[str, Any], channel: str, paste: str) -> None:
-        direct = event.get("channel_type") == "im"
+        direct = event.get("channel_type") in ("im", "mpim")  # group DMs are answered like DMs
         kind = "mention" if event.get("type") == "app_mention" else "dm" if direct else "message"
         self.metrics.message_seen(kind)
         extra: dict[str, Any] = {"kind": kind, "chars": len(paste)}

@@ -63,6 +63,9 @@ class Metrics:
             "errfix_sync_last_success_timestamp_seconds", "When the last sync succeeded (Unix time)", registry=r
         )
         self.in_flight = Gauge("errfix_events_in_flight", "Listeners running now", registry=r)
+        self.app_rate_limited = Counter(
+            "errfix_app_rate_limited", "app_rate_limited notices: Slack dropped this app's events", registry=r
+        )
 
     # ---- what happened -----------------------------------------------------------------------
 
@@ -74,6 +77,10 @@ class Metrics:
         self.errors_detected.inc()
         if not replied:
             self.silent.labels("unsure").inc()
+
+    def events_dropped_by_slack(self) -> None:
+        """Slack sent `app_rate_limited`: over 30,000 events an hour, it drops the rest for a while."""
+        self.app_rate_limited.inc()
 
     def rate_limited(self) -> None:
         self.silent.labels("rate_limited").inc()

@@ -28,9 +28,10 @@ from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app
 from bot.slack.deps import Activity
 from bot.store.store import Store
+from bot.telemetry.metrics import Metrics
 
 SECRET = "test-signing-secret"
-CHANNEL, OTHER_CHANNEL = "C_GENERAL", "C_RANDOM"
+CHANNEL, OTHER_CHANNEL, GROUP_DM = "C_GENERAL", "C_RANDOM", "G_TRIO"
 ALICE, BOB, ZHANG, ROBOT = "U_ALICE", "U_BOB", "U_ZHANG", "U_ROBOT"
 RECORD = "pytorch/loss-nan-step"
 PASTE = (
@@ -62,7 +63,8 @@ class Bot:
         self.fake, self.settings = fake, settings
         self.errfix = AsyncErrfix(settings.db_path)
         self.activity = Activity()
-        self.app = build_app(settings, self.errfix, activity=self.activity)
+        self.metrics = Metrics()
+        self.app = build_app(settings, self.errfix, activity=self.activity, metrics=self.metrics)
         self.server = TestServer(web_app(self.app, self.errfix), host="127.0.0.1")
         self.session: aiohttp.ClientSession | None = None
         self.link: EventsLink | None = None
@@ -232,7 +234,7 @@ async def fake() -> AsyncIterator[FakeSlack]:
         User(ZHANG, "zhang", locale="zh-CN"),
         User(ROBOT, "robot", is_bot=True),
     ]
-    slack = FakeSlack(users=users)
+    slack = FakeSlack(users=users, mpims=(GROUP_DM,))
     await slack.start()
     yield slack
     await slack.stop()

@@ -1,29 +1,39 @@
-"""deploy/slack-manifest.yml asks for exactly what the code uses: no missing scope, no extra one."""
+"""deploy/slack-manifest.yml asks for exactly what the code uses: no missing scope, no extra one.
+
+The Web API calls are read from the code (every `client.<method>(…)` in bot/, by its syntax
+tree) and priced with the strict fake's scope table, the one that answers `missing_scope`.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
+from bot.fakeslack.web_api import HISTORY_METHODS, HISTORY_SCOPES, METHOD_SCOPES, manifest_scopes
+
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "deploy" / "slack-manifest.yml"
-SLACK = REPO / "bot" / "slack"
+BOT = REPO / "bot"
 
 EVENT_SUBSCRIPTIONS = {  # bolt event type → manifest bot events (and the scope each needs)
-    "message": {"message.channels": "channels:history", "message.groups": "groups:history", "message.im": "im:history"},
+    "message": {
+        "message.channels": "channels:history",
+        "message.groups": "groups:history",
+        "message.im": "im:history",
+        "message.mpim": "mpim:history",
+    },
     "app_mention": {"app_mention": "app_mentions:read"},
     "reaction_added": {"reaction_added": "reactions:read"},
     "reaction_removed": {"reaction_removed": "reactions:read"},
     "app_home_opened": {"app_home_opened": ""},
 }
-METHOD_SCOPES = {
-    "chat_postMessage": "chat:write",
-    "chat_update": "chat:write",
-    "users_info": "users:read",
-    "conversations_replies": "",
-    "views_publish": "",  # covered by the *:history scopes / none needed
-    "auth_test": "",
-    "apps_connections_open": "",  # no bot scope (the app token has connections:write)
+APP_TOKEN_METHODS = {"apps.connections.open"}  # the xapp- token's connections:write, not a bot scope
+SUBSCRIBED_CHANNEL_TYPES = {
+    "message.channels": "channel",
+    "message.groups": "group",
+    "message.im": "im",
+    "message.mpim": "mpim",
 }
 
 
@@ -40,28 +50,65 @@ def listed(key: str) -> set[str]:
     return items
 
 
-def source() -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in SLACK.glob("*.py") if p.name != "fake_api.py")
+def sources() -> dict[Path, str]:
+    return {p: p.read_text(encoding="utf-8") for p in BOT.rglob("*.py") if "fakeslack" not in p.parts}
+
+
+def web_api_calls() -> set[str]:
+    """Every `client.x_y(…)` / `app.client.x_y(…)` in bot/ as the Web API method `x.y`."""
+    called = set()
+    for source in sources().values():
+        for node in ast.walk(ast.parse(source)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if name == "client" and not node.func.attr.startswith("_") and node.func.attr != "api_call":
+                called.add(node.func.attr.replace("_", "."))
+    return called
+
+
+def test_the_code_calls_these_web_api_methods() -> None:
+    # a new call must be priced here and in the fake's table (which is what answers missing_scope)
+    assert web_api_calls() == {
+        "auth.test",
+        "apps.connections.open",
+        "chat.postMessage",
+        "chat.update",
+        "conversations.replies",
+        "users.info",
+        "views.publish",
+        "files.info",
+    }
 
 
 def test_manifest_events_are_the_events_the_app_listens_to() -> None:
-    registered = set(re.findall(r'app\.event\("(\w+)"\)', source()))
+    code = "\n".join(sources().values())
+    registered = set(re.findall(r'app\.event\("(\w+)"\)', code))
     assert registered == set(EVENT_SUBSCRIPTIONS)
     expected = {e for t in registered for e in EVENT_SUBSCRIPTIONS[t]}
     assert listed("bot_events") == expected
 
 
-def test_manifest_scopes_are_the_scopes_the_app_needs() -> None:
-    code = source()
-    called = set(re.findall(r"client\.(\w+)\(", code))
-    assert called <= set(METHOD_SCOPES), f"a Web API call without a known scope: {called - set(METHOD_SCOPES)}"
-    needed = {METHOD_SCOPES[m] for m in called}
-    needed |= {scope for subs in EVENT_SUBSCRIPTIONS.values() for scope in subs.values()}
+def test_every_scope_a_call_needs_is_asked_for_and_every_scope_asked_for_is_used() -> None:
+    code = "\n".join(sources().values())
+    events = listed("bot_events")
+    kinds = {SUBSCRIBED_CHANNEL_TYPES[e] for e in events if e in SUBSCRIBED_CHANNEL_TYPES}
+    needed: set[str] = set()
+    for method in web_api_calls() - APP_TOKEN_METHODS:
+        assert method in METHOD_SCOPES or method in HISTORY_METHODS, f"the fake does not know {method}'s scope"
+        # a thread can be read in every kind of channel errfix hears messages from
+        needed |= {HISTORY_SCOPES[k] for k in kinds} if method in HISTORY_METHODS else {METHOD_SCOPES[method]}
+    needed |= {scope for subs in EVENT_SUBSCRIPTIONS.values() for event, scope in subs.items() if event in events}
     if 'app.command("/errfix")' in code:
         needed.add("commands")
-    if 'event.get("files")' in code:  # file_share snippets are read from the event's file objects
-        needed.add("files:read")
     needed.discard("")
     assert listed("bot") == needed
+    assert set(manifest_scopes()) == needed  # what the fake's bot token holds
     text = MANIFEST.read_text(encoding="utf-8")
     assert "command: /errfix" in text and "is_enabled: true" in text and "home_tab_enabled: true" in text
+
+
+def test_a_group_dm_thread_needs_mpim_history() -> None:
+    assert HISTORY_SCOPES["mpim"] == "mpim:history" and "mpim:history" in listed("bot")
+    assert "message.mpim" in listed("bot_events")
