@@ -15,7 +15,7 @@ from typing import Any
 JSON = dict[str, Any]
 
 MAX_MESSAGE_BLOCKS, MAX_VIEW_BLOCKS = 50, 100
-MAX_BLOCKS_JSON = 13_000  # beyond this Slack answers msg_blocks_too_long
+MAX_BLOCKS_JSON = 13_000  # characters of JSON (not \u escapes): beyond this, msg_blocks_too_long
 MAX_TEXT = 3_000  # any text object, unless its place sets a lower limit
 MAX_FIELD, MAX_FIELDS = 2_000, 10
 MAX_HEADER = 150
@@ -173,5 +173,5 @@ def check_blocks(blocks: object, max_blocks: int = MAX_MESSAGE_BLOCKS) -> None:
             raise _invalid(f"unsupported type {block.get('type')!r}", f"{where}/type")
         ids.add("block_id", block.get("block_id"), where)
         check(block, where, ids)
-    if len(json.dumps(blocks)) > MAX_BLOCKS_JSON:
+    if len(json.dumps(blocks, ensure_ascii=False)) > MAX_BLOCKS_JSON:
         raise BlockError("msg_blocks_too_long")

@@ -10,7 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.views import Diagnosis
 from bot.slack.deps import Deps
-from bot.slack.files import PREVIEW_NOTE
+from bot.slack.snippets import PREVIEW_NOTE
 
 
 def reply_key(channel: str, reply_ts: str) -> str:

@@ -30,10 +30,10 @@ from bot.config import ConfigError, Settings
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
-from bot.slack.files import FileReader
 from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
 from bot.slack.observe import AppRateLimited, MeteredWebClient, ObserveEvents
 from bot.slack.respond import RetryResponses
+from bot.slack.snippets import FileReader
 from bot.telemetry.metrics import Metrics
 
 EVENTS_PATH = "/slack/events"

@@ -21,8 +21,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.service.async_errfix import AsyncErrfix
-from bot.slack.files import FileReader
 from bot.slack.middleware import RateLimiter
+from bot.slack.snippets import FileReader
 
 SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
 Listener = Callable[..., Awaitable[None]]

@@ -157,5 +157,6 @@ def test_a_view_holds_100_blocks() -> None:
 def test_the_payload_size_and_the_array_itself() -> None:
     check_blocks([section("x" * 2900)] * 4)  # about 12,000 characters of JSON
     assert refusal([section("x" * 2900)] * 5) == "msg_blocks_too_long "
+    check_blocks([section("运" * 2900)] * 4)  # characters count, not the \u escapes slack-sdk sends
     assert refusal("not a list") == "invalid_blocks_format "
     assert refusal([section("x"), "a string"]) == "invalid_blocks_format "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.files import head_and_tail, needs_reading, text_like
+from bot.slack.snippets import head_and_tail, needs_reading, text_like
 
 
 @pytest.mark.parametrize(
