@@ -32,6 +32,7 @@ from bot.slack import listeners
 from bot.slack.deps import Activity, Deps, Outbox, Users
 from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
 from bot.slack.observe import AppRateLimited, MeteredWebClient, ObserveEvents
+from bot.slack.pacing import Pacer
 from bot.slack.respond import RetryResponses
 from bot.slack.snippets import FileReader
 from bot.telemetry.metrics import Metrics
@@ -73,11 +74,13 @@ def build_app(
     activity: Activity | None = None,
     clock: Callable[[], float] = time.monotonic,
     metrics: Metrics | None = None,
+    pacer: Pacer | None = None,
 ) -> AsyncApp:
     """The app with its middleware (noise, dedupe, observe, rate limit) and listeners.
 
     `activity` (optional) lets a caller wait until no listener is running (graceful shutdown);
-    `clock` drives the per-channel rate limit; `metrics` collects what GET /metrics shows.
+    `clock` drives the per-channel rate limit and the users.info cache; `metrics` collects what
+    GET /metrics shows; `pacer` paces posts per channel (Slack's ~1/s; its own clock and sleep).
     """
     metrics = metrics or Metrics()
     app = AsyncApp(
@@ -91,8 +94,8 @@ def build_app(
         errfix=errfix,
         logger=log,
         limiter=RateLimiter(settings.max_replies_per_minute, clock),
-        outbox=Outbox(log),
-        users=Users(log),
+        outbox=Outbox(log, pacer or Pacer()),
+        users=Users(log, clock=clock),
         files=FileReader(log),
         activity=activity or Activity(),
     )

@@ -77,6 +77,8 @@ def on_share(deps: Deps) -> Listener:
         else:
             return
         blocks = [*blocks[: kit.MAX_BLOCKS - 1], kit.context(f"Shared by <@{user}> from `/errfix`")]
+        channel = str((body.get("channel") or {}).get("id") or "")
+        await deps.outbox.pacer.wait(channel)  # a post in the channel like any other
         await respond(response_type="in_channel", replace_original=False, text=text, blocks=blocks)
 
     return handle_share

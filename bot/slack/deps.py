@@ -1,7 +1,8 @@
 """What the listeners share, made once per app by `build_app` (no module globals).
 
 `Outbox` wraps the Slack writes errfix makes, so "not in that channel" is logged once per
-channel and skipped instead of failing every time; `Users` caches locale and bot-ness per user;
+channel and skipped instead of failing every time, and posts are paced per channel (`Pacer`);
+`Users` caches locale and bot-ness per user (and failed lookups for a while);
 `ReplyLocks` serialises the `chat.update`s of one reply so the last one shows the final counts;
 `Activity` counts running listeners, so tests can wait for "done" instead of sleeping.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.config import Settings
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.middleware import RateLimiter
+from bot.slack.pacing import Pacer
 from bot.slack.snippets import FileReader
 
 SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
@@ -31,8 +34,8 @@ Listener = Callable[..., Awaitable[None]]
 class Outbox:
     """chat.postMessage / chat.update / conversations.replies with the errors we skip."""
 
-    def __init__(self, logger: logging.Logger) -> None:
-        self.logger = logger
+    def __init__(self, logger: logging.Logger, pacer: Pacer | None = None) -> None:
+        self.logger, self.pacer = logger, pacer or Pacer()
         self._warned: set[str] = set()
 
     def _skippable(self, error: SlackApiError, channel: str) -> bool:
@@ -45,7 +48,9 @@ class Outbox:
         return True
 
     async def post(self, client: AsyncWebClient, *, channel: str, text: str, **fields: Any) -> str | None:
-        """Post (links not unfurled, thread replies not broadcast); the new ts, or None if skipped."""
+        """Post (links not unfurled, thread replies not broadcast) at the channel's pace; the new
+        ts, or None if skipped."""
+        await self.pacer.wait(channel)
         try:
             resp = await client.chat_postMessage(
                 channel=channel, text=text, unfurl_links=False, unfurl_media=False, **fields
@@ -82,20 +87,29 @@ class UserInfo:
 
 
 class Users:
-    """users.info with include_locale, cached per user for the life of the app."""
+    """users.info with include_locale, cached per user for the life of the app; a failed lookup
+    (deleted user, another workspace's user) is not asked again for `retry_after` seconds."""
 
-    def __init__(self, logger: logging.Logger) -> None:
-        self.logger = logger
+    def __init__(
+        self, logger: logging.Logger, *, clock: Callable[[], float] = time.monotonic, retry_after: float = 600.0
+    ) -> None:
+        self.logger, self.clock, self.retry_after = logger, clock, retry_after
         self._cache: dict[str, UserInfo] = {}
+        self._failed: dict[str, float] = {}  # user → when the lookup failed
 
     async def get(self, client: AsyncWebClient, user_id: str) -> UserInfo:
         if user_id in self._cache:
             return self._cache[user_id]
+        failed = self._failed.get(user_id)
+        if failed is not None and self.clock() - failed < self.retry_after:
+            return UserInfo()
         try:
             resp = await client.users_info(user=user_id, include_locale=True)
         except SlackApiError as e:
             self.logger.warning("errfix: users.info %s failed (%s); using defaults", user_id, e.response.get("error"))
+            self._failed[user_id] = self.clock()
             return UserInfo()
+        self._failed.pop(user_id, None)
         user = resp.get("user") or {}
         info = UserInfo(str(user.get("locale") or "en"), bool(user.get("is_bot")))
         self._cache[user_id] = info
