@@ -173,6 +173,23 @@ class EventsLink:
         message = self.fake.add_message(channel, self.mentions(typed), user, thread_ts=thread_ts)
         return message, await self.deliver(message)
 
+    async def edit(self, channel: str, ts: str, typed: str) -> Delivery:
+        """A person edits their message `ts` to `typed`: a `message_changed` event carrying the
+        message as it is now and as it was (Slack sends no new app_mention for an edit)."""
+        before, after = self.fake.edit_message(channel, ts, self.mentions(typed))
+        event: JSON = {
+            "type": "message",
+            "subtype": "message_changed",
+            "hidden": True,
+            "channel": channel,
+            "channel_type": self.fake.kind(channel),
+            "ts": after["edited"]["ts"],
+            "event_ts": after["edited"]["ts"],
+            "message": {**after, "type": "message"},
+            "previous_message": {**before, "type": "message"},
+        }
+        return await self.event(event)
+
     async def share_file(
         self,
         channel: str,

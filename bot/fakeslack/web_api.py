@@ -418,6 +418,17 @@ class FakeSlack:
         self.version += 1
         return stored
 
+    def edit_message(self, channel: str, ts: str, text: str) -> tuple[JSON, JSON]:
+        """A person edits their message: (before, after), as the Web API shows them; the new
+        text gets fresh rich_text blocks and an `edited` mark, as in Slack."""
+        message = self._messages.get((channel, ts))
+        if message is None:
+            raise ValueError(f"no message {channel}/{ts}")
+        before = _public(message)
+        message.update(text=text, blocks=rich_text(text), edited={"user": message["user"], "ts": self._next_ts()})
+        self.version += 1
+        return before, _public(message)
+
     def add_file(
         self,
         user: str,

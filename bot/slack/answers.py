@@ -34,6 +34,12 @@ def paste_text(event: dict[str, Any]) -> tuple[str, str]:
     return "\n".join(p for p in parts if p), note
 
 
+async def claim_answer(deps: Deps, channel: str, ts: str) -> bool:
+    """True once per message: the first to claim it answers it (a paste, a mention, an edit of
+    either), so an edited message that was answered is not answered again."""
+    return await deps.errfix.first_seen([f"answered:{channel}:{ts}"])
+
+
 async def log_paste(deps: Deps, channel: str, ts: str, diagnosis: Diagnosis, replied: bool) -> None:
     """Log a paste that looked like an error (the App Home lists those that matched nothing)."""
     if not (diagnosis.is_error or diagnosis.matches):

@@ -11,53 +11,81 @@ import re
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.slack import commands, feedback
-from bot.slack.answers import log_paste, paste_text, post_answer
+from bot.slack.answers import claim_answer, log_paste, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
+from bot.slack.middleware import edited_message
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 DIRECT = frozenset({"im", "mpim"})
 
 
 def on_message(deps: Deps) -> Listener:
-    async def handle_message(event: dict[str, Any], client: AsyncWebClient) -> None:
-        """A channel message (or DM): answer in its thread when the matcher is sure."""
-        channel, ts = str(event["channel"]), str(event["ts"])
-        paste = await deps.files.paste(client, event)
-        diagnosis = await deps.errfix.diagnose(paste.text)
-        kind = event.get("channel_type")
-        direct = kind in DIRECT  # a group DM's errors are answered like a DM's
-        answer = diagnosis.reply and (direct or deps.limiter.take(channel))
-        chatter = not diagnosis.is_error and not diagnosis.matches
-        if chatter and kind == "im":
-            await deps.outbox.post(
-                client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
-            )
-            return
-        if chatter and kind == "mpim":  # people talking to each other, not to errfix
-            return
-        await log_paste(deps, channel, ts, diagnosis, replied=bool(answer or direct))
-        if answer or direct:
-            await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+    async def handle_message(event: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        """A channel message (or DM), or a person's edit of one."""
+        edit = edited_message(event)
+        if edit is not None:
+            await answer_edit(deps, client, edit, f"<@{context.bot_user_id}>")
+        else:
+            await answer_message(deps, client, event)
 
     return handle_message
+
+
+async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> None:
+    """Answer in the message's thread when the matcher is sure (in a DM or group DM: always)."""
+    channel, ts = str(event["channel"]), str(event["ts"])
+    paste = await deps.files.paste(client, event)
+    diagnosis = await deps.errfix.diagnose(paste.text)
+    kind = event.get("channel_type")
+    direct = kind in DIRECT  # a group DM's errors are answered like a DM's
+    chatter = not diagnosis.is_error and not diagnosis.matches
+    if chatter and kind == "im":
+        await deps.outbox.post(
+            client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
+        )
+        return
+    if chatter and kind == "mpim":  # people talking to each other, not to errfix
+        return
+    answer = (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
+    answer = answer and await claim_answer(deps, channel, ts)
+    await log_paste(deps, channel, ts, diagnosis, replied=bool(answer))
+    if answer:
+        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
 
 def on_mention(deps: Deps) -> Listener:
     async def handle_mention(event: dict[str, Any], client: AsyncWebClient) -> None:
         """@errfix always answers: the best candidates, labelled unsure when they are."""
-        paste = await deps.files.paste(client, event)
-        diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", paste.text))
-        if not diagnosis.is_error and event.get("thread_ts"):  # "@errfix ?" under a paste
-            in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))
-            diagnosis = in_thread if in_thread.matches else diagnosis
-        await log_paste(deps, str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
-        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+        await answer_mention(deps, client, event)
 
     return handle_mention
+
+
+async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> None:
+    """The answer to a mention: the message's error, else the thread's (`@errfix ?` under a paste)."""
+    if not await claim_answer(deps, str(event["channel"]), str(event["ts"])):
+        return
+    paste = await deps.files.paste(client, event)
+    diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", paste.text))
+    if not diagnosis.is_error and event.get("thread_ts"):
+        in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))
+        diagnosis = in_thread if in_thread.matches else diagnosis
+    await log_paste(deps, str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
+    await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+
+
+async def answer_edit(deps: Deps, client: AsyncWebClient, edit: dict[str, Any], mention: str) -> None:
+    """An edited message is answered as if it were new, but never twice: an edit that adds
+    @errfix is a mention; one that adds an error is a paste; an answered message is left be."""
+    if mention in str(edit.get("text") or "") and mention not in str(edit.get("previous_text") or ""):
+        await answer_mention(deps, client, edit)
+    elif mention not in str(edit.get("text") or "") or edit.get("channel_type") == "im":
+        await answer_message(deps, client, edit)
 
 
 async def _thread_text(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> str:

@@ -3,8 +3,9 @@
 Each one that drops a request answers 200 itself rather than skipping `next()`: bolt would
 otherwise answer 404 (Slack then retries over HTTP; Socket Mode never acks).
 
-* `IgnoreNoise`: other bots, edits, deletes, joins and every subtype but file_share and
+* `IgnoreNoise`: other bots, deletes, joins and every subtype but file_share and
   thread_broadcast; and plain `message` events that mention errfix (the `app_mention` twin answers).
+  A person's edit of a message's text passes (`edited_message`): it may add an error or @errfix.
 * `Dedupe`: each event id and each (channel, ts) message is handled once, across retries,
   repeats and restarts (kept in SQLite through `store.first_seen`).
 * `UnpromptedLimit`: no more than N unprompted answers per channel per minute.
@@ -33,10 +34,35 @@ def event_of(body: dict[str, Any]) -> dict[str, Any]:
     return event if isinstance(event, dict) else {}
 
 
+def edited_message(event: dict[str, Any]) -> dict[str, Any] | None:
+    """A person's edit of a message's text (`message_changed`) as a message event of the
+    message as it is now (with `previous_text`); None for any other event, for edits by bots,
+    and for changes that leave the text as it was (an unfurl, a reaction)."""
+    if event.get("type") != "message" or event.get("subtype") != "message_changed":
+        return None
+    now, before = event.get("message"), event.get("previous_message")
+    if not isinstance(now, dict) or now.get("bot_id") or now.get("bot_profile") or not now.get("user"):
+        return None
+    if now.get("subtype") not in HANDLED_SUBTYPES:
+        return None
+    previous = str(before.get("text") or "") if isinstance(before, dict) else ""
+    if str(now.get("text") or "") == previous:
+        return None
+    edit = {k: v for k, v in now.items() if k not in ("edited", "subtype")}
+    return edit | {
+        "type": "message",
+        "channel": event.get("channel"),
+        "channel_type": event.get("channel_type"),
+        "previous_text": previous,
+    }
+
+
 def is_noise(event: dict[str, Any], bot_user_id: str | None) -> bool:
     """A message event errfix must never answer."""
     if event.get("type") not in MESSAGE_EVENTS:
         return False
+    if event.get("subtype") == "message_changed":
+        return edited_message(event) is None
     if event.get("bot_id") or event.get("bot_profile") or not event.get("user"):
         return True
     if event.get("subtype") not in HANDLED_SUBTYPES or event.get("edited"):

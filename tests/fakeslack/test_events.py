@@ -311,3 +311,16 @@ async def test_a_slack_connect_file_is_only_an_id_to_look_up(
     [only] = event["files"]
     assert set(only) == {"id", "file_access"} and only["file_access"] == "check_file_info"
     assert only["id"] in fake.files
+
+
+async def test_an_edit_is_a_message_changed_event_with_both_versions(
+    fake: FakeSlack, link: EventsLink, recorder: tuple[Recorder, str]
+) -> None:
+    message, _ = await link.message(CHANNEL, ANN, "first")
+    assert (await link.edit(CHANNEL, message["ts"], "second <b>")).ok
+    event = events(recorder[0])[-1]
+    assert event["subtype"] == "message_changed" and event["hidden"] is True
+    assert event["message"]["ts"] == message["ts"] and event["message"]["text"] == "second &lt;b&gt;"
+    assert event["previous_message"]["text"] == "first" and event["ts"] == event["message"]["edited"]["ts"]
+    assert fake.messages(CHANNEL)[-1]["text"] == "second &lt;b&gt;"
+    assert event["message"]["blocks"][0]["elements"][0]["elements"] == [{"type": "text", "text": "second <b>"}]
