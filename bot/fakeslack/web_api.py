@@ -488,7 +488,8 @@ class FakeSlack:
             return self.version
 
     def fail_next(self, method: str, status: int = 429, retry_after: int = 1, times: int = 1) -> None:
-        """The next `times` requests to `method` get HTTP 429 (with Retry-After) or 5xx."""
+        """The next `times` requests to `method` (or "response_url", "file_download") get HTTP
+        429 (with Retry-After) or 5xx."""
         if status != 429 and status < 500:
             raise ValueError("status must be 429 or 5xx; use error_next() for Slack errors")
         self._faults.setdefault(method, []).extend(_Fault(status, retry_after) for _ in range(times))
@@ -907,6 +908,10 @@ class FakeSlack:
         token (or files:read) an HTML sign-in page with status 200, not an error."""
         file_id = request.match_info["id"]
         kept = {k: v for k, v in request.headers.items() if k in KEPT_HEADERS}
+        if faults := self._faults.get("file_download"):
+            status, headers, body = faults.pop(0).reply()
+            self._calls.append(Call("file_download", {}, kept, time.time(), status, body, file_id))
+            return web.json_response(body, status=status, headers=headers)
         stored = self.files.get(file_id)
         authed = request.headers.get("Authorization") == f"Bearer {self.token}" and "files:read" in self.scopes
         if stored is None or request.match_info["name"] != stored["name"]:

@@ -12,7 +12,9 @@ skipped: the message's own text, and the preview if there is one, are still matc
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 MAX_BYTES = 1_000_000
 TAIL_SHARE = 0.75  # of a file read in part, the share taken from its end
 HARD_CAP = 32_000_000  # a server that ignores Range: read no further than this
+RATE_LIMIT_RETRIES, MAX_RETRY_AFTER = 3, 30.0  # a download answered 429 waits Retry-After
 TEXT_FILETYPES = frozenset(
     {"text", "python", "log", "javascript", "typescript", "shell", "bash", "json", "yaml", "toml", "markdown"}
     | {"diff", "java", "kotlin", "c", "cpp", "csharp", "go", "rust", "ruby", "php", "sql", "xml", "csv"}
@@ -88,8 +91,14 @@ def _size(value: object) -> str:
 class FileReader:
     """Reads shared files with the bot token (see the module docstring)."""
 
-    def __init__(self, logger: logging.Logger, *, max_bytes: int = MAX_BYTES) -> None:
-        self.logger, self.max_bytes = logger, max_bytes
+    def __init__(
+        self,
+        logger: logging.Logger,
+        *,
+        max_bytes: int = MAX_BYTES,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.logger, self.max_bytes, self.sleep = logger, max_bytes, sleep
         self._warned: set[str] = set()
 
     async def paste(self, client: AsyncWebClient, event: dict[str, Any]) -> Paste:
@@ -173,17 +182,25 @@ class FileReader:
     ) -> tuple[bytes, bool] | None:
         """(body, was it the range asked for) of one GET, at most HARD_CAP bytes; None if refused."""
         sent = {**headers, "Range": byte_range} if byte_range else headers
-        async with http.get(url, headers=sent) as resp:
-            html = resp.content_type == "text/html" and "html" not in str(info.get("mimetype") or "")
-            if resp.status not in (200, 206) or html:
-                self._skip(str(info.get("id") or url), "signed out (HTML page)" if html else f"HTTP {resp.status}")
-                return None
-            body = bytearray()
-            async for chunk in resp.content.iter_chunked(65_536):
-                body += chunk
-                if len(body) >= HARD_CAP:
-                    break
-            return bytes(body), resp.status == 206
+        for attempt in range(RATE_LIMIT_RETRIES + 1):
+            async with http.get(url, headers=sent) as resp:
+                if resp.status != 429 or attempt == RATE_LIMIT_RETRIES:
+                    return await self._body(resp, info, url)
+                wait = resp.headers.get("Retry-After", "1")
+            await self.sleep(min(float(wait) if wait.isdigit() else 1.0, MAX_RETRY_AFTER))
+        return None
+
+    async def _body(self, resp: aiohttp.ClientResponse, info: dict[str, Any], url: str) -> tuple[bytes, bool] | None:
+        html = resp.content_type == "text/html" and "html" not in str(info.get("mimetype") or "")
+        if resp.status not in (200, 206) or html:
+            self._skip(str(info.get("id") or url), "signed out (HTML page)" if html else f"HTTP {resp.status}")
+            return None
+        body = bytearray()
+        async for chunk in resp.content.iter_chunked(65_536):
+            body += chunk
+            if len(body) >= HARD_CAP:
+                break
+        return bytes(body), resp.status == 206
 
     def _skip(self, file_id: str, why: str) -> None:
         if file_id not in self._warned:

@@ -86,3 +86,11 @@ async def test_a_connect_file_that_is_an_image_is_looked_up_but_not_downloaded(b
     )
     assert RECORD in all_text(await bot.answer_to(message))
     assert len(bot.fake.calls("files.info")) == 1 and bot.fake.calls("file_download") == []
+
+
+async def test_a_rate_limited_download_waits_retry_after_and_is_read(bot: Bot) -> None:
+    assert bot.link is not None
+    bot.fake.fail_next("file_download", status=429, retry_after=0)
+    message, _ = await bot.link.share_file(CHANNEL, ALICE, LONG_TRACE.encode(), name="train.log", filetype="text")
+    assert RECORD in all_text(await bot.answer_to(message))
+    assert [c.status for c in bot.fake.calls("file_download")] == [429, 200]

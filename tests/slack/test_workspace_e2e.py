@@ -72,3 +72,11 @@ async def test_a_rate_limited_response_url_is_retried_after_retry_after(bot: Bot
     await bot.idle()
     assert [c.status for c in bot.fake.calls("response_url")] == [429, 200]
     assert "finds the fix" in bot.fake.ephemerals[0]["text"]
+
+
+async def test_a_rate_limited_views_publish_is_retried(bot: Bot) -> None:
+    bot.fake.fail_next("views.publish", status=429, retry_after=0)
+    assert await bot.event({"type": "app_home_opened", "user": ALICE, "channel": "D_ALICE", "tab": "home"}) == 200
+    await bot.idle()
+    assert [c.status for c in bot.fake.calls("views.publish")] == [429, 200]
+    assert bot.fake.home_views[ALICE]["type"] == "home"
