@@ -36,20 +36,21 @@ def on_message(deps: Deps) -> Listener:
     return handle_message
 
 
-async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> None:
-    """Answer in the message's thread when the matcher is sure (in a DM or group DM: always)."""
+async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, Any], *, usage: bool = True) -> None:
+    """Answer in the message's thread when the matcher is sure (in a DM or group DM: always);
+    a DM that is no error gets the usage text (with `usage`: not again for its edits)."""
     channel, ts = str(event["channel"]), str(event["ts"])
     paste = await deps.files.paste(client, event)
     diagnosis = await deps.errfix.diagnose(paste.text)
     kind = event.get("channel_type")
     direct = kind in DIRECT  # a group DM's errors are answered like a DM's
     chatter = not diagnosis.is_error and not diagnosis.matches
-    if chatter and kind == "im":
+    if chatter and kind == "im" and usage:
         await deps.outbox.post(
             client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
         )
         return
-    if chatter and kind == "mpim":  # people talking to each other, not to errfix
+    if chatter and kind in DIRECT:  # in a group DM people talk to each other, not to errfix
         return
     answer = (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
     answer = answer and await claim_answer(deps, channel, ts)
@@ -85,7 +86,7 @@ async def answer_edit(deps: Deps, client: AsyncWebClient, edit: dict[str, Any], 
     if mention in str(edit.get("text") or "") and mention not in str(edit.get("previous_text") or ""):
         await answer_mention(deps, client, edit)
     elif mention not in str(edit.get("text") or "") or edit.get("channel_type") == "im":
-        await answer_message(deps, client, edit)
+        await answer_message(deps, client, edit, usage=False)
 
 
 async def _thread_text(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ from bot.store.store import Store
 from bot.telemetry.metrics import Metrics
 
 SECRET = "test-signing-secret"
-CHANNEL, OTHER_CHANNEL, GROUP_DM = "C_GENERAL", "C_RANDOM", "G_TRIO"
+CHANNEL, OTHER_CHANNEL, GROUP_DM, DM = "C_GENERAL", "C_RANDOM", "G_TRIO", "D_ALICE"
 ALICE, BOB, ZHANG, ROBOT = "U_ALICE", "U_BOB", "U_ZHANG", "U_ROBOT"
 RECORD = "pytorch/loss-nan-step"
 PASTE = (
@@ -234,7 +234,7 @@ async def fake() -> AsyncIterator[FakeSlack]:
         User(ZHANG, "zhang", locale="zh-CN"),
         User(ROBOT, "robot", is_bot=True),
     ]
-    slack = FakeSlack(users=users, mpims=(GROUP_DM,))
+    slack = FakeSlack(channels=(CHANNEL, DM), users=users, mpims=(GROUP_DM,))
     await slack.start()
     yield slack
     await slack.stop()

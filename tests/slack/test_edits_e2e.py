@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.slack.conftest import ALICE, CHANNEL, PASTE, RECORD, Bot, all_text
+from tests.slack.conftest import ALICE, CHANNEL, DM, PASTE, RECORD, Bot, all_text
 
 BEFORE = "training dies at step 1000, log below"
 
@@ -61,3 +61,16 @@ async def test_unfurls_and_bot_edits_are_not_edits_to_answer(bot: Bot) -> None:
     assert await bot.event(own) == 200
     await bot.idle()
     assert bot.fake.calls("chat.postMessage") == []
+
+
+async def test_in_a_dm_the_usage_text_comes_once_and_an_edit_adding_an_error_is_answered(bot: Bot) -> None:
+    assert bot.link is not None
+    message, _ = await bot.link.message(DM, ALICE, "hi there")
+    await bot.idle()
+    [usage] = bot.fake.calls("chat.postMessage")
+    assert "Paste an error" in usage.params["text"]
+    await bot.link.edit(DM, message["ts"], "hi there!")
+    await bot.idle()
+    assert len(bot.fake.calls("chat.postMessage")) == 1
+    await bot.link.edit(DM, message["ts"], PASTE)
+    assert RECORD in all_text(await bot.answer_to(message))
