@@ -1,49 +1,122 @@
-"""Settings for `errfix serve`, from the environment and an optional `.env` file, validated once.
+"""Settings for every `errfix` command: a `.env` file, under the environment, under the flags.
 
-Nothing is read at import time: `load_settings()` reads when it is called. The environment wins
-over `.env`. A missing or malformed setting raises `ConfigError` with one line naming it, which
-the CLI prints and turns into exit code 2.
+One `Settings` (pydantic-settings) holds them all; `load_settings()` reads them when it is called,
+never at import time. The order is pydantic-settings' own: a command-line flag (`--db`) wins over
+the environment, which wins over `.env`; an empty value counts as unset. The database path is the
+`ERRFIX_DB` field of `DatabaseSettings`, the one place that resolves it (`resolve_db_path()` reads only
+that, for `errfix doctor` when the other settings are malformed). A malformed setting raises
+`ConfigError` with one line naming it, which the CLI prints with exit code 2; the Slack tokens are
+checked only by the commands that talk to Slack (`Settings.require_slack`).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.errors import InvalidInput
 
+DEFAULT_DB = "errfix.db"
+DEFAULT_ENV_FILE = ".env"
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_MAX_REPLIES_PER_MINUTE = 5
 DEFAULT_SYNC_INTERVAL = 3600  # seconds between re-syncs of ERRFIX_SYNC_URL
 DEFAULT_SYNC_TIMEOUT = 60  # seconds for one fetch of ERRFIX_SYNC_URL
 DEFAULT_SHUTDOWN_TIMEOUT = 8  # seconds in-flight events get after SIGTERM (Docker kills at 10)
 LOG_FORMATS = ("text", "json")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+EnvFile = str | Path | None
 
 
 class ConfigError(InvalidInput):
     """A setting is missing or malformed; the message names it."""
 
 
-class Settings(BaseModel):
-    """Validated settings; build with `load_settings()` (or directly in tests)."""
+class DatabaseSettings(BaseSettings):
+    """The database path alone: `--db`, else `ERRFIX_DB` (environment, then `.env`), else ./errfix.db."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = SettingsConfigDict(
+        env_file=DEFAULT_ENV_FILE,
+        env_ignore_empty=True,
+        case_sensitive=True,
+        extra="ignore",
+        frozen=True,
+        populate_by_name=True,
+        str_strip_whitespace=True,
+    )
 
-    bot_token: str
-    signing_secret: str = ""
-    app_token: str | None = None
-    db_path: str = "errfix.db"
-    slack_api_url: str = DEFAULT_API_URL
-    max_replies_per_minute: int = DEFAULT_MAX_REPLIES_PER_MINUTE
-    sync_url: str | None = None
-    sync_interval: int = DEFAULT_SYNC_INTERVAL
-    sync_timeout: int = DEFAULT_SYNC_TIMEOUT
-    log_format: str = "text"
-    log_pastes: bool = False
-    shutdown_timeout: int = DEFAULT_SHUTDOWN_TIMEOUT
+    db_path: str = Field(default=DEFAULT_DB, validation_alias="ERRFIX_DB")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags, then the environment, then `.env` (no secrets directory)."""
+        return init_settings, env_settings, dotenv_settings
+
+
+class Settings(DatabaseSettings):
+    """Every setting, validated once; build with `load_settings()` (or directly in tests)."""
+
+    bot_token: str = Field(default="", validation_alias="SLACK_BOT_TOKEN")
+    signing_secret: str = Field(default="", validation_alias="SLACK_SIGNING_SECRET")
+    app_token: str | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
+    slack_api_url: str = Field(default=DEFAULT_API_URL, validation_alias="ERRFIX_SLACK_API_URL")
+    max_replies_per_minute: int = Field(
+        DEFAULT_MAX_REPLIES_PER_MINUTE, validation_alias="ERRFIX_MAX_REPLIES_PER_MINUTE"
+    )
+    sync_url: str | None = Field(default=None, validation_alias="ERRFIX_SYNC_URL")
+    sync_interval: int = Field(default=DEFAULT_SYNC_INTERVAL, validation_alias="ERRFIX_SYNC_INTERVAL")
+    sync_timeout: int = Field(default=DEFAULT_SYNC_TIMEOUT, validation_alias="ERRFIX_SYNC_TIMEOUT")
+    log_format: str = Field(default=LOG_FORMATS[0], validation_alias="ERRFIX_LOG_FORMAT")
+    log_pastes: bool = Field(default=False, validation_alias="ERRFIX_LOG_PASTES")
+    shutdown_timeout: int = Field(default=DEFAULT_SHUTDOWN_TIMEOUT, validation_alias="ERRFIX_SHUTDOWN_TIMEOUT")
+
+    @field_validator("max_replies_per_minute", "sync_interval", "sync_timeout", "shutdown_timeout", mode="before")
+    @classmethod
+    def _whole_number(cls, raw: Any) -> int:
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"must be a whole number, got {raw!r}") from None
+        if value < 1:
+            raise ValueError(f"must be at least 1, got {value}")
+        return value
+
+    @field_validator("slack_api_url", mode="before")
+    @classmethod
+    def _api_url(cls, raw: str) -> str:
+        return _http_url(raw) if raw.endswith("/") else _http_url(raw) + "/"
+
+    @field_validator("sync_url", mode="before")
+    @classmethod
+    def _sync_url(cls, raw: str | None) -> str | None:
+        return None if raw is None else _http_url(raw)
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _log_format(cls, raw: str) -> str:
+        if raw.lower() not in LOG_FORMATS:
+            raise ValueError(f"must be one of {', '.join(LOG_FORMATS)}, got {raw!r}")
+        return raw.lower()
+
+    @field_validator("log_pastes", mode="before")
+    @classmethod
+    def _flag(cls, raw: Any) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        if str(raw).lower() in _TRUE + _FALSE:
+            return str(raw).lower() in _TRUE
+        raise ValueError(f"must be 1 or 0, got {raw!r}")
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -54,114 +127,51 @@ class Settings(BaseModel):
     def socket_mode(self) -> bool:
         return bool(self.app_token)
 
+    def require_slack(self, *, http: bool) -> None:
+        """The tokens `serve` and `doctor` need; `http` (the Events API) also needs the signing secret.
 
-def read_dotenv(path: str | Path) -> dict[str, str]:
-    """`KEY=value` lines of a .env file (comments, blanks, `export ` and quotes handled)."""
-    p = Path(path)
-    if not p.is_file():
-        return {}
-    values: dict[str, str] = {}
-    for n, raw in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, sep, value = line.removeprefix("export ").partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key.isidentifier():
-            raise ConfigError(f"{p}:{n}: expected KEY=value")
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        values[key] = value
-    return values
+        Socket Mode (SLACK_APP_TOKEN set and not `http`) does not verify requests, so it does not.
+        """
+        if not self.bot_token:
+            raise ConfigError("SLACK_BOT_TOKEN is missing (the bot token, xoxb-…)")
+        if not self.bot_token.startswith("xoxb-"):
+            raise ConfigError("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
+        if self.app_token and not self.app_token.startswith("xapp-"):
+            raise ConfigError("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+        if not self.signing_secret and (http or not self.app_token):
+            raise ConfigError("SLACK_SIGNING_SECRET is missing (needed to verify Slack's HTTP requests)")
 
 
-def _int(name: str, raw: str, default: int) -> int:
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < 1:
-        raise ConfigError(f"{name} must be at least 1, got {value}")
-    return value
-
-
-def _api_url(raw: str) -> str:
-    if not raw:
-        return DEFAULT_API_URL
-    if not raw.startswith(("http://", "https://")) or " " in raw:
-        raise ConfigError(f"ERRFIX_SLACK_API_URL must be an http(s) URL, got {raw!r}")
-    return raw if raw.endswith("/") else raw + "/"
-
-
-def _http_url(name: str, raw: str) -> str | None:
-    if not raw:
-        return None
+def _http_url(raw: str) -> str:
     if not raw.startswith(("http://", "https://")) or any(c.isspace() for c in raw):
-        raise ConfigError(f"{name} must be an http(s) URL, got {raw!r}")
+        raise ValueError(f"must be an http(s) URL, got {raw!r}")
     return raw
 
 
-def _choice(name: str, raw: str, choices: tuple[str, ...]) -> str:
-    value = raw.lower() or choices[0]
-    if value not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
-    return value
+def _one_line(error: ValidationError) -> ConfigError:
+    """The first problem as `NAME must …`, NAME being the environment variable."""
+    first = error.errors()[0]
+    name = ".".join(str(part) for part in first["loc"]) or "settings"
+    cause = (first.get("ctx") or {}).get("error")
+    return ConfigError(f"{name} {cause}" if isinstance(cause, ValueError) else f"{name}: {first['msg']}")
 
 
-def _flag(name: str, raw: str) -> bool:
-    value = raw.lower()
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    if value in ("1", "true", "yes", "on"):
-        return True
-    raise ConfigError(f"{name} must be 1 or 0, got {raw!r}")
+def _sources(env_file: EnvFile, db: str | None) -> dict[str, Any]:
+    """pydantic-settings' keyword arguments: the `.env` to read and the flags (given ones only)."""
+    return {"_env_file": env_file, **({"db_path": db} if db else {})}
 
 
-def load_settings(
-    environ: Mapping[str, str] | None = None,
-    *,
-    env_file: str | Path | None = ".env",
-    db: str | None = None,
-    http: bool = False,
-) -> Settings:
-    """Settings from `environ` (default: os.environ) over `env_file`; `db` (--db) wins over ERRFIX_DB.
+def load_settings(*, env_file: EnvFile = DEFAULT_ENV_FILE, db: str | None = None) -> Settings:
+    """Settings from `env_file` under the environment under `db` (the --db flag); ConfigError if malformed."""
+    try:
+        return Settings(**_sources(env_file, db))
+    except ValidationError as e:
+        raise _one_line(e) from None
 
-    `http` says the Events API will be served, which needs the signing secret; Socket Mode
-    (SLACK_APP_TOKEN set and not `http`) does not.
-    """
-    merged = {**(read_dotenv(env_file) if env_file else {}), **(os.environ if environ is None else environ)}
 
-    def get(name: str) -> str:
-        return merged.get(name, "").strip()
-
-    bot_token = get("SLACK_BOT_TOKEN")
-    if not bot_token:
-        raise ConfigError("SLACK_BOT_TOKEN is missing (the bot token, xoxb-…)")
-    if not bot_token.startswith("xoxb-"):
-        raise ConfigError("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
-    app_token = get("SLACK_APP_TOKEN") or None
-    if app_token and not app_token.startswith("xapp-"):
-        raise ConfigError("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
-    secret = get("SLACK_SIGNING_SECRET")
-    if not secret and (http or not app_token):
-        raise ConfigError("SLACK_SIGNING_SECRET is missing (needed to verify Slack's HTTP requests)")
-    return Settings(
-        bot_token=bot_token,
-        signing_secret=secret,
-        app_token=app_token,
-        db_path=db or get("ERRFIX_DB") or "errfix.db",
-        slack_api_url=_api_url(get("ERRFIX_SLACK_API_URL")),
-        max_replies_per_minute=_int(
-            "ERRFIX_MAX_REPLIES_PER_MINUTE", get("ERRFIX_MAX_REPLIES_PER_MINUTE"), DEFAULT_MAX_REPLIES_PER_MINUTE
-        ),
-        sync_url=_http_url("ERRFIX_SYNC_URL", get("ERRFIX_SYNC_URL")),
-        sync_interval=_int("ERRFIX_SYNC_INTERVAL", get("ERRFIX_SYNC_INTERVAL"), DEFAULT_SYNC_INTERVAL),
-        sync_timeout=_int("ERRFIX_SYNC_TIMEOUT", get("ERRFIX_SYNC_TIMEOUT"), DEFAULT_SYNC_TIMEOUT),
-        log_format=_choice("ERRFIX_LOG_FORMAT", get("ERRFIX_LOG_FORMAT"), LOG_FORMATS),
-        log_pastes=_flag("ERRFIX_LOG_PASTES", get("ERRFIX_LOG_PASTES")),
-        shutdown_timeout=_int("ERRFIX_SHUTDOWN_TIMEOUT", get("ERRFIX_SHUTDOWN_TIMEOUT"), DEFAULT_SHUTDOWN_TIMEOUT),
-    )
+def resolve_db_path(*, env_file: EnvFile = DEFAULT_ENV_FILE, db: str | None = None) -> str:
+    """The database path by the same rule as `load_settings()`, even when other settings are malformed."""
+    try:
+        return DatabaseSettings(**_sources(env_file, db)).db_path
+    except ValidationError as e:
+        raise _one_line(e) from None

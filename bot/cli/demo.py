@@ -13,9 +13,9 @@ import logging
 import signal
 from collections.abc import Callable
 
+from bot.config import load_settings
 from bot.demo.server import HOST, Demo
 from bot.errors import InvalidInput
-from bot.store import default_db_path
 
 Handler = Callable[[argparse.Namespace], int]
 Add = Callable[[str, Handler, str], argparse.ArgumentParser]
@@ -29,7 +29,7 @@ def register(add: Add) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return asyncio.run(run(default_db_path(args.db), args.port))
+    return asyncio.run(run(load_settings(db=args.db).db_path, args.port))
 
 
 async def run(db_path: str, port: int) -> int:

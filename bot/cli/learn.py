@@ -15,8 +15,9 @@ import shlex
 import sys
 from collections.abc import Callable
 
+from bot.config import load_settings
 from bot.errors import InvalidInput, NotFound
-from bot.store import default_db_path, open_store
+from bot.store import open_store
 from bot.store.learning import Learned, learned, unlearn_alias, unlearn_rejection
 
 EXIT_OK = 0
@@ -45,7 +46,7 @@ def learned_text(items: list[Learned]) -> str:
 
 
 def cmd_learned(args: argparse.Namespace) -> int:
-    store = open_store(default_db_path(args.db))
+    store = open_store(load_settings(db=args.db).db_path)
     try:
         items = learned(store, args.record)
     finally:
@@ -62,7 +63,7 @@ def cmd_learned(args: argparse.Namespace) -> int:
 
 
 def cmd_unlearn(args: argparse.Namespace) -> int:
-    store = open_store(default_db_path(args.db))
+    store = open_store(load_settings(db=args.db).db_path)
     try:
         if args.kind == "alias":
             if args.user is not None:

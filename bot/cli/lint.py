@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from bot.config import load_settings
 from bot.errors import InvalidInput
 from bot.store.files import DEFAULT_MAX_BYTES
 from bot.store.lint import lint
@@ -23,6 +24,7 @@ Add = Callable[[str, Handler, str], argparse.ArgumentParser]
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    load_settings()  # every command stops on a malformed setting, even one it does not use
     store: Store | None = None
     if args.db is not None:
         if not Path(args.db).is_file():  # Store() would create it: lint writes nothing

@@ -18,11 +18,12 @@ from bot.cli import demo as demo_cli
 from bot.cli import learn as learn_cli
 from bot.cli import lint as lint_cli
 from bot.cli import ops as ops_cli
+from bot.config import load_settings
 from bot.core import render
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.serve import run as slack_cli
 from bot.service.errfix import Errfix
-from bot.store import default_db_path, open_store
+from bot.store import open_store
 from bot.store.files import DEFAULT_MAX_BYTES, load
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
@@ -40,7 +41,7 @@ def _err(text: str) -> None:
 
 
 def _service(args: argparse.Namespace) -> Errfix:
-    return Errfix(open_store(default_db_path(args.db)))
+    return Errfix(open_store(load_settings(db=args.db).db_path))
 
 
 def _read_stdin() -> str:
@@ -61,7 +62,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InvalidRecords(result.problems)
     for p in result.problems:
         _err(f"skipped: {p}")
-    store = open_store(default_db_path(args.db))
+    store = open_store(load_settings(db=args.db).db_path)
     summary = store.import_records([rec for _, rec in result.records])
     _out(f"imported {len(result.records)} record(s): {summary.line()}")
     if result.problems:

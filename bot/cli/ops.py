@@ -13,10 +13,11 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
+from bot.config import load_settings
 from bot.ops import backup as backups
 from bot.ops import doctor
 from bot.ops.sync import SyncError, sync_once
-from bot.store import default_db_path, open_store
+from bot.store import open_store
 from bot.store.files import DEFAULT_MAX_BYTES
 from bot.store.store import Store
 
@@ -48,7 +49,7 @@ def _out(text: str) -> None:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    store = open_store(default_db_path(args.db))
+    store = open_store(load_settings(db=args.db).db_path)
 
     async def on_store(fn: Callable[[Store], T]) -> T:  # the CLI's own thread owns the store
         return fn(store)
@@ -67,13 +68,13 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    info = backups.backup(default_db_path(args.db), args.file)
-    _out(f"backed up {default_db_path(args.db)} to {info.path}: {info.line()}")
+    info = backups.backup(load_settings(db=args.db).db_path, args.file)
+    _out(f"backed up {load_settings(db=args.db).db_path} to {info.path}: {info.line()}")
     return EXIT_OK
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    db = default_db_path(args.db)
+    db = load_settings(db=args.db).db_path
     info, kept = backups.restore(args.file, db)
     _out(f"restored {db} from {args.file}: {info.line()}")
     if kept is not None:

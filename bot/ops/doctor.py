@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
-from bot.config import ConfigError, Settings, load_settings, read_dotenv
+from bot.config import ConfigError, Settings, load_settings, resolve_db_path
 from bot.errors import StoreError
 from bot.ops.backup import inspect
 from bot.ops.sync import display_url
@@ -70,21 +69,16 @@ def fail(name: str, detail: str, fix: str) -> Check:
 # ---- settings -------------------------------------------------------------------------------------
 
 
-def check_settings(
-    env_file: str | None, db: str | None, http: bool, environ: Mapping[str, str] | None = None
-) -> tuple[Check, Settings | None]:
+def check_settings(env_file: str | None, db: str | None, http: bool) -> tuple[Check, Settings | None]:
+    """The settings `errfix serve` would start with, or the one line naming what is wrong."""
     try:
-        settings = load_settings(environ, env_file=env_file, db=db, http=http)
+        settings = load_settings(env_file=env_file, db=db)
+        settings.require_slack(http=http)
     except ConfigError as e:
         return fail("settings", str(e), "set it in .env or the environment (.env.example lists every setting)"), None
     mode = "Socket Mode" if settings.socket_mode and not http else "HTTP (Events API at /slack/events)"
     sync = f", sync from {display_url(settings.sync_url)}" if settings.sync_url else ""
     return ok("settings", f"{mode}, db {settings.db_path}, logs {settings.log_format}{sync}"), settings
-
-
-def db_path_without_settings(env_file: str | None, db: str | None, environ: Mapping[str, str] | None) -> str:
-    env = os.environ if environ is None else environ
-    return db or env.get("ERRFIX_DB") or (read_dotenv(env_file) if env_file else {}).get("ERRFIX_DB") or "errfix.db"
 
 
 # ---- Slack ----------------------------------------------------------------------------------------
@@ -277,15 +271,13 @@ def check_disk(path: Path) -> Check:
 # ---- all ------------------------------------------------------------------------------------------
 
 
-async def run(
-    *, env_file: str | None, db: str | None, http: bool, environ: Mapping[str, str] | None = None
-) -> list[Check]:
+async def run(*, env_file: str | None, db: str | None, http: bool) -> list[Check]:
     """Every check, in order."""
-    first, settings = check_settings(env_file, db, http, environ)
+    first, settings = check_settings(env_file, db, http)
     checks = [first]
     if settings is None:
         checks += [Check(n, "skip", "needs valid settings") for n in SLACK_CHECKS]
-        checks += check_database(db_path_without_settings(env_file, db, environ))
+        checks += check_database(resolve_db_path(env_file=env_file, db=db))
     else:
         checks += await check_slack(settings)
         checks += check_database(settings.db_path, settings.sync_url)

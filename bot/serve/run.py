@@ -49,7 +49,8 @@ def register(add: Add) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    settings = load_settings(env_file=args.env_file, db=args.db, http=args.http)
+    settings = load_settings(env_file=args.env_file, db=args.db)
+    settings.require_slack(http=args.http)
     logs.configure(fmt=settings.log_format, secrets=settings.secrets, log_pastes=settings.log_pastes)
     metrics = Metrics(settings.db_path)
     errfix = ServeErrfix(settings.db_path, metrics=metrics, log_pastes=settings.log_pastes)

@@ -40,6 +40,17 @@ def env_for(fake: FakeSlack, **extra: str) -> dict[str, str]:
     }
 
 
+SETTINGS = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "ERRFIX_SLACK_API_URL", "ERRFIX_DB")
+
+
+def environ(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """The environment doctor reads: exactly `env` among the settings it looks at."""
+    for name in SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
 def by_name(checks: list[doctor.Check]) -> dict[str, doctor.Check]:
     assert [c.name for c in checks] == CHECKS
     return {c.name: c for c in checks}
@@ -55,8 +66,7 @@ async def test_every_check_passes_against_the_fake_slack(
     open_store(db).close()
     env_file = tmp_path / ".env"
     env_file.write_text("".join(f"{k}={v}\n" for k, v in env_for(fake).items()), encoding="utf-8")
-    for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "ERRFIX_SLACK_API_URL", "ERRFIX_DB"):
-        monkeypatch.delenv(name, raising=False)
+    environ(monkeypatch, {})
     r = await asyncio.to_thread(cli, "doctor", "--env-file", env_file, "--db", db)
     assert r.code == 0, r.out + r.err
     lines = r.out.splitlines()
@@ -69,36 +79,41 @@ async def test_every_check_passes_against_the_fake_slack(
     assert BOT_TOKEN not in r.out and "s3cret-signing" not in r.out
 
 
-async def test_missing_scopes_are_named_with_what_to_do(fake: FakeSlack, db: Path) -> None:
+async def test_missing_scopes_are_named_with_what_to_do(
+    fake: FakeSlack, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     open_store(db).close()
+    environ(monkeypatch, env_for(fake))
     fake.scopes = ("chat:write", "commands", "channels:history")
-    checks = by_name(await doctor.run(env_file=None, db=str(db), http=True, environ=env_for(fake)))
+    checks = by_name(await doctor.run(env_file=None, db=str(db), http=True))
     scopes = checks["slack.scopes"]
     assert scopes.status == "fail" and "missing app_mentions:read, groups:history" in scopes.detail
     assert "reinstall" in scopes.line() and "deploy/slack-manifest.yml" in scopes.line()
 
 
-async def test_socket_mode_and_a_refused_token(fake: FakeSlack, db: Path) -> None:
+async def test_socket_mode_and_a_refused_token(fake: FakeSlack, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     open_store(db).close()
-    checks = by_name(
-        await doctor.run(env_file=None, db=str(db), http=False, environ=env_for(fake, SLACK_APP_TOKEN=APP_TOKEN))
-    )
+    environ(monkeypatch, env_for(fake, SLACK_APP_TOKEN=APP_TOKEN))
+    checks = by_name(await doctor.run(env_file=None, db=str(db), http=False))
     assert checks["slack.socket"].status == "ok"
-    checks = by_name(
-        await doctor.run(env_file=None, db=str(db), http=False, environ=env_for(fake, SLACK_BOT_TOKEN="xoxb-revoked"))
-    )
+    environ(monkeypatch, env_for(fake, SLACK_BOT_TOKEN="xoxb-revoked"))
+    checks = by_name(await doctor.run(env_file=None, db=str(db), http=False))
     assert checks["slack.auth"].status == "fail" and "invalid_auth" in checks["slack.auth"].detail
     assert checks["slack.scopes"].status == "skip"
     assert "xoxb-revoked" not in "\n".join(c.line() for c in checks.values())
 
 
-async def test_an_unreachable_slack_and_bad_settings_still_check_the_database(db: Path, tmp_path: Path) -> None:
+async def test_an_unreachable_slack_and_bad_settings_still_check_the_database(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": "s", "ERRFIX_SLACK_API_URL": "http://127.0.0.1:9/api/"}
-    checks = by_name(await doctor.run(env_file=None, db=str(db), http=True, environ=env))
+    environ(monkeypatch, env)
+    checks = by_name(await doctor.run(env_file=None, db=str(db), http=True))
     assert checks["slack.auth"].status == "fail" and "cannot reach Slack" in checks["slack.auth"].line()
     assert checks["db.file"].status == "ok" and "does not exist yet" in checks["db.file"].detail
 
-    checks = by_name(await doctor.run(env_file=None, db=None, http=True, environ={"ERRFIX_DB": str(db)}))
+    environ(monkeypatch, {"ERRFIX_DB": str(db)})
+    checks = by_name(await doctor.run(env_file=None, db=None, http=True))
     assert checks["settings"].status == "fail" and "SLACK_BOT_TOKEN" in checks["settings"].line()
     assert checks["slack.auth"].status == "skip"
 
@@ -114,3 +129,17 @@ def test_database_problems_say_what_to_do(tmp_path: Path) -> None:
     checks = {c.name: c for c in doctor.check_database(str(empty), "https://kb.example/records.jsonl?token=x")}
     assert checks["db.records"].status == "fail" and "errfix import" in checks["db.records"].line()
     assert checks["sync"].status == "warn" and "token=x" not in checks["sync"].line()
+
+
+async def test_a_malformed_setting_still_checks_the_database_errfix_db_names(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    open_store(db).close()
+    environ(monkeypatch, {"SLACK_BOT_TOKEN": BOT_TOKEN, "ERRFIX_DB": str(db)})
+    monkeypatch.setenv("ERRFIX_SYNC_INTERVAL", "hourly")
+    checks = by_name(await doctor.run(env_file=None, db=None, http=True))
+    assert (
+        checks["settings"].status == "fail"
+        and "ERRFIX_SYNC_INTERVAL must be a whole number" in checks["settings"].detail
+    )
+    assert checks["db.file"].status == "ok" and str(db) in checks["db.file"].detail

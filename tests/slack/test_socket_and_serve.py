@@ -13,7 +13,6 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from bot.config import ConfigError, load_settings
 from bot.fakeslack.events import sign
 from bot.fakeslack.web_api import APP_TOKEN, BOT_TOKEN, TEAM_ID, FakeSlack
 from bot.service.async_errfix import AsyncErrfix
@@ -84,56 +83,6 @@ async def test_socket_mode_uses_the_same_listeners_and_reconnects(
     await activity.idle()
     assert len(fake.calls("chat.postMessage")) == 2
     assert fake.ephemerals and RECORD in json.dumps(fake.ephemerals[-1])
-
-
-# ---- settings -------------------------------------------------------------------------------
-
-
-def test_settings_come_from_the_environment_over_dotenv(tmp_path: Path) -> None:
-    env_file = tmp_path / ".env"
-    env_file.write_text(
-        "# comment\nexport SLACK_BOT_TOKEN=xoxb-from-file\nSLACK_SIGNING_SECRET='s3cret'\n"
-        "ERRFIX_DB=file.db  # inline comment\nERRFIX_SLACK_API_URL=http://127.0.0.1:9/api\n",
-        encoding="utf-8",
-    )
-    s = load_settings({"ERRFIX_DB": "env.db", "ERRFIX_MAX_REPLIES_PER_MINUTE": "3"}, env_file=env_file)
-    assert (s.bot_token, s.signing_secret, s.db_path) == ("xoxb-from-file", "s3cret", "env.db")
-    assert s.slack_api_url == "http://127.0.0.1:9/api/" and s.max_replies_per_minute == 3 and not s.socket_mode
-    assert load_settings({}, env_file=env_file, db="flag.db").db_path == "flag.db"
-
-
-@pytest.mark.parametrize(
-    ("env", "named"),
-    [
-        ({}, "SLACK_BOT_TOKEN"),
-        ({"SLACK_BOT_TOKEN": "xoxp-user"}, "SLACK_BOT_TOKEN"),
-        ({"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
-        ({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xoxb-2"}, "SLACK_APP_TOKEN"),
-        (
-            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_SLACK_API_URL": "ftp://x"},
-            "ERRFIX_SLACK_API_URL",
-        ),
-        (
-            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_MAX_REPLIES_PER_MINUTE": "many"},
-            "ERRFIX_MAX_REPLIES_PER_MINUTE",
-        ),
-        (
-            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", "ERRFIX_MAX_REPLIES_PER_MINUTE": "0"},
-            "ERRFIX_MAX_REPLIES_PER_MINUTE",
-        ),
-    ],
-)
-def test_a_missing_or_malformed_setting_is_named(env: dict[str, str], named: str) -> None:
-    with pytest.raises(ConfigError, match=named) as info:
-        load_settings(env, env_file=None)
-    assert "\n" not in str(info.value)
-
-
-def test_socket_mode_does_not_need_the_signing_secret() -> None:
-    s = load_settings({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}, env_file=None)
-    assert s.socket_mode
-    with pytest.raises(ConfigError, match="SLACK_SIGNING_SECRET"):
-        load_settings({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}, env_file=None, http=True)
 
 
 # ---- `errfix serve` as a real process ---------------------------------------------------------
