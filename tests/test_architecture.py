@@ -6,6 +6,7 @@ A rule broken here is a design change: change docs/architecture.md and this tabl
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -105,3 +106,26 @@ def test_modules_sharing_a_name_say_why() -> None:
                 if other != path and dotted not in doc:
                     unexplained.append(f"{path.relative_to(REPO)} does not mention {dotted}")
     assert unexplained == []
+
+
+# backup/restore and doctor inspect a database file that may be damaged or not errfix's at all,
+# on read-only connections of their own: they never go through a Store, so their checks stay there.
+SQL_OUTSIDE_STORE = {"bot/ops/backup.py", "bot/ops/doctor.py"}
+SQL = re.compile(r"\b(?:SELECT\s.+\sFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b")
+
+
+def test_sql_lives_in_the_store() -> None:
+    wrong = [
+        str(path.relative_to(REPO))
+        for path in sorted(BOT.rglob("*.py"))
+        if path.relative_to(BOT).parts[0] != "store"
+        and str(path.relative_to(REPO)) not in SQL_OUTSIDE_STORE
+        and SQL.search(path.read_text(encoding="utf-8"))
+    ]
+    assert wrong == []
+
+
+def test_the_sql_check_sees_sql() -> None:
+    assert SQL.search('db.execute("SELECT 1 FROM meta WHERE key = ?")')
+    assert SQL.search("INSERT OR REPLACE INTO sync_state (url) VALUES (?)")
+    assert not SQL.search("select the best candidate from the pool")

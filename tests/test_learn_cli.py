@@ -11,7 +11,8 @@ import pytest
 
 from bot.core.fold import FOLDED
 from bot.core.views import workaround_key
-from bot.store import learning, open_store
+from bot.store import open_store
+from bot.store.learning import Learning, Paste
 from bot.store.store import Store
 from tests.conftest import SEED_ID, CliRunner, read_jsonl, run_module, seed_json
 
@@ -23,17 +24,18 @@ def db(tmp_path: Path) -> Path:
     """A seeded database with one learned alias and one rejection."""
     path = tmp_path / "team.db"
     store = open_store(path)
-    learning.learn_alias(store, SEED_ID, LINE, "U_ALICE")
-    learning.log_paste(
-        store,
-        channel="C1",
-        ts="1.0",
-        line="RuntimeError: CUDA error: out of memory",
-        record_id=SEED_ID,
-        score=0.7,
-        replied=True,
+    Learning(store).learn_alias(SEED_ID, LINE, "U_ALICE")
+    Learning(store).log_paste(
+        Paste(
+            channel="C1",
+            ts="1.0",
+            line="RuntimeError: CUDA error: out of memory",
+            record_id=SEED_ID,
+            score=0.7,
+            replied=True,
+        )
     )
-    learning.reject(store, channel="C1", message_ts="1.0", record_id=SEED_ID, user_id="U_BOB")
+    Learning(store).reject(channel="C1", message_ts="1.0", record_id=SEED_ID, user_id="U_BOB")
     store.close()
     return path
 

@@ -1,6 +1,6 @@
 """`errfix learned` and `errfix unlearn`: what the team taught errfix in Slack, and undoing it.
 
-Two kinds of lessons (bot/store/learning.py): a *learned alias* ("This one": a pasted error line
+Two kinds of lessons (`Errfix.learned`, over bot/store/learning.py): a *learned alias* ("This one": a pasted error line
 that now matches a record) and a *rejection* ("Not this error": a record scored lower for pastes
 like that one). `learned` lists both with who taught them and when, each with the `unlearn`
 command that removes it; removing one bumps the store version, so the next match uses an index
@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 from bot.config import load_settings
 from bot.errors import InvalidInput, NotFound
-from bot.store import open_store
-from bot.store.learning import Learned, learned, unlearn_alias, unlearn_rejection
+from bot.service.errfix import Errfix, Learned
 
 EXIT_OK = 0
 
@@ -46,11 +45,11 @@ def learned_text(items: list[Learned]) -> str:
 
 
 def cmd_learned(args: argparse.Namespace) -> int:
-    store = open_store(load_settings(db=args.db).db_path)
+    svc = Errfix.open(load_settings(db=args.db).db_path)
     try:
-        items = learned(store, args.record)
+        items = svc.learned(args.record)
     finally:
-        store.close()
+        svc.close()
     if args.json:
         data = {
             "aliases": [i.to_json() for i in items if i.kind == "alias"],
@@ -63,16 +62,16 @@ def cmd_learned(args: argparse.Namespace) -> int:
 
 
 def cmd_unlearn(args: argparse.Namespace) -> int:
-    store = open_store(load_settings(db=args.db).db_path)
+    svc = Errfix.open(load_settings(db=args.db).db_path)
     try:
         if args.kind == "alias":
             if args.user is not None:
                 raise InvalidInput("--user is for rejections; an alias is removed for everyone")
-            n = unlearn_alias(store, args.record_id, args.text)
+            n = svc.unlearn_alias(args.record_id, args.text)
         else:
-            n = unlearn_rejection(store, args.record_id, args.text, args.user)
+            n = svc.unlearn_rejection(args.record_id, args.text, args.user)
     finally:
-        store.close()
+        svc.close()
     if n == 0:
         who = f" by {args.user}" if args.user is not None else ""
         raise NotFound(f"no learned {args.kind} {args.text!r}{who} for {args.record_id!r} (see errfix learned)")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.config import load_settings
 from bot.errors import InvalidInput
+from bot.service.errfix import Errfix
 from bot.store.files import DEFAULT_MAX_BYTES
 from bot.store.lint import lint
 from bot.store.store import Store
@@ -25,16 +26,16 @@ Add = Callable[[str, Handler, str], argparse.ArgumentParser]
 
 def cmd_lint(args: argparse.Namespace) -> int:
     load_settings()  # every command stops on a malformed setting, even one it does not use
-    store: Store | None = None
-    if args.db is not None:
+    if args.db is None:
+        result = lint(args.paths, max_bytes=args.max_bytes)
+    else:
         if not Path(args.db).is_file():  # Store() would create it: lint writes nothing
             raise InvalidInput(f"{args.db}: no such database")
-        store = Store(args.db)
-    try:
-        result = lint(args.paths, known=store.has if store else None, max_bytes=args.max_bytes)
-    finally:
-        if store is not None:
-            store.close()
+        svc = Errfix(Store(args.db))
+        try:
+            result = svc.lint(args.paths, max_bytes=args.max_bytes)
+        finally:
+            svc.close()
     for line in result.problems:
         sys.stdout.write(line + "\n")
     if result.problems:

@@ -23,7 +23,6 @@ from bot.core import render
 from bot.errors import ErrfixError, InvalidInput, InvalidRecords
 from bot.serve import run as slack_cli
 from bot.service.errfix import Errfix
-from bot.store import open_store
 from bot.store.files import DEFAULT_MAX_BYTES, load
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
@@ -41,7 +40,7 @@ def _err(text: str) -> None:
 
 
 def _service(args: argparse.Namespace) -> Errfix:
-    return Errfix(open_store(load_settings(db=args.db).db_path))
+    return Errfix.open(load_settings(db=args.db).db_path)
 
 
 def _read_stdin() -> str:
@@ -62,11 +61,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise InvalidRecords(result.problems)
     for p in result.problems:
         _err(f"skipped: {p}")
-    store = open_store(load_settings(db=args.db).db_path)
-    summary = store.import_records([rec for _, rec in result.records])
-    _out(f"imported {len(result.records)} record(s): {summary.line()}")
-    if result.problems:
-        _out(f"{len(result.problems)} problem(s) skipped")
+    report = _service(args).import_loaded(result)
+    _out(report.line())
+    if report.skipped:
+        _out(f"{len(report.skipped)} problem(s) skipped")
     return EXIT_OK
 
 
@@ -89,7 +87,7 @@ def _write_lines(rows: Iterable[dict[str, Any]], target: TextIO) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     svc = _service(args)
-    rows = svc.store.votes() if args.votes else svc.export_records()
+    rows = (v.to_json() for v in svc.export_votes()) if args.votes else svc.export_records()
     if args.output and args.output != "-":
         tmp = Path(args.output + ".tmp")
         with tmp.open("w", encoding="utf-8") as fh:
@@ -166,15 +164,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    stats = _service(args).store.stats()
+    stats = _service(args).stats()
     if args.json:
-        _out(json.dumps(stats))
+        _out(json.dumps(stats.to_json()))
         return EXIT_OK
     _out(
-        f"records: {stats['records']}   votes: +{stats['votes_up']} / -{stats['votes_down']}   "
-        f"replies: {stats['replies']}   learned aliases: {stats['learned_aliases']}"
+        f"records: {stats.records}   votes: +{stats.votes_up} / -{stats.votes_down}   "
+        f"replies: {stats.replies}   learned aliases: {stats.learned_aliases}"
     )
-    for domain, n in stats["by_domain"].items():
+    for domain, n in stats.by_domain.items():
         _out(f"  {domain or '(none)':<20} {n}")
     return EXIT_OK
 

@@ -11,18 +11,15 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable
-from typing import TypeVar
 
 from bot.config import load_settings
 from bot.ops import backup as backups
 from bot.ops import doctor
-from bot.ops.sync import SyncError, sync_once
-from bot.store import open_store
+from bot.ops.sync import Inline, SyncError, sync_once
+from bot.service.errfix import Errfix
 from bot.store.files import DEFAULT_MAX_BYTES
-from bot.store.store import Store
 
 Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
-T = TypeVar("T")
 EXIT_OK, EXIT_FAIL = 0, 1
 
 
@@ -49,18 +46,14 @@ def _out(text: str) -> None:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    store = open_store(load_settings(db=args.db).db_path)
-
-    async def on_store(fn: Callable[[Store], T]) -> T:  # the CLI's own thread owns the store
-        return fn(store)
-
-    try:
-        report = asyncio.run(sync_once(args.url, on_store, timeout=args.timeout, max_bytes=args.max_bytes))
+    svc = Errfix.open(load_settings(db=args.db).db_path)
+    try:  # the CLI's own thread owns the store: the service steps run inline
+        report = asyncio.run(sync_once(args.url, Inline(svc), timeout=args.timeout, max_bytes=args.max_bytes))
     except SyncError as e:
         sys.stderr.write(f"errfix: {e}; nothing was written\n")
         return EXIT_FAIL
     finally:
-        store.close()
+        svc.close()
     for warning in report.warnings:
         sys.stderr.write(f"warning: {warning}\n")
     _out(f"synced {report.line()}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import InvalidInput, StoreError
-from bot.store.schema import SCHEMA_VERSION, migrations
+from bot.store.schema import SCHEMA_VERSION, migrations, unknown_migrations
 from bot.store.store import Store
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -67,8 +67,7 @@ def inspect(path: str | Path) -> DbInfo:
                     f"SELECT name FROM {MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid", [migrations.name]
                 )
             ]
-            known = {m.name for m in migrations._migrations}
-            if newer := [name for name in applied if name not in known]:
+            if newer := unknown_migrations(applied):
                 raise StoreError(
                     f"{p}: written by a newer errfix (schema has {', '.join(newer)}; this errfix knows "
                     f"v{SCHEMA_VERSION}); upgrade errfix first"

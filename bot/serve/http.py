@@ -39,7 +39,7 @@ def add_routes(application: web.Application, errfix: AsyncErrfix, metrics: Metri
         except (sqlite3.Error, StoreError, RuntimeError) as e:  # still serve the counters
             log.warning("metrics: store size unavailable: %s", e)
         else:
-            metrics.refresh_store(records=int(stats["records"]), votes=int(stats["votes_up"] + stats["votes_down"]))
+            metrics.refresh_store(records=stats.records, votes=stats.votes_up + stats.votes_down)
         return web.Response(body=metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     application.router.add_get("/healthz", healthz)

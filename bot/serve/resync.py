@@ -17,16 +17,16 @@ from collections.abc import AsyncIterator
 
 from bot.errors import InvalidRecords
 from bot.ops.sync import SyncError, SyncReport, display_url, sync_once
-from bot.serve.observed import ServeErrfix
+from bot.service.async_errfix import AsyncErrfix
 from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger("errfix.sync")
 
 
-async def sync_and_report(errfix: ServeErrfix, url: str, timeout: float, metrics: Metrics) -> SyncReport | None:
+async def sync_and_report(errfix: AsyncErrfix, url: str, timeout: float, metrics: Metrics) -> SyncReport | None:
     """One sync; logs and counts the outcome. None when it failed (nothing was written)."""
     try:
-        report = await sync_once(url, errfix.on_store, timeout=timeout)
+        report = await sync_once(url, errfix, timeout=timeout)
     except InvalidRecords as e:
         metrics.sync("invalid")
         shown = "; ".join(e.problems[:5]) + (f"; … {len(e.problems) - 5} more" if len(e.problems) > 5 else "")
@@ -47,7 +47,7 @@ async def sync_and_report(errfix: ServeErrfix, url: str, timeout: float, metrics
     return report
 
 
-async def resync_forever(errfix: ServeErrfix, url: str, interval: float, timeout: float, metrics: Metrics) -> None:
+async def resync_forever(errfix: AsyncErrfix, url: str, interval: float, timeout: float, metrics: Metrics) -> None:
     """Sync now, then every `interval` seconds, until cancelled."""
     while True:
         await sync_and_report(errfix, url, timeout, metrics)
@@ -56,7 +56,7 @@ async def resync_forever(errfix: ServeErrfix, url: str, interval: float, timeout
 
 @contextlib.asynccontextmanager
 async def resyncing(
-    errfix: ServeErrfix, url: str | None, interval: float, timeout: float, metrics: Metrics
+    errfix: AsyncErrfix, url: str | None, interval: float, timeout: float, metrics: Metrics
 ) -> AsyncIterator[None]:
     """Run `resync_forever` in the background inside the block (nothing when `url` is None)."""
     if not url:

@@ -22,8 +22,9 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.config import Settings, load_settings
 from bot.serve.http import ops_app, web_app
-from bot.serve.observed import ServeErrfix
+from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
+from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler
 from bot.slack.deps import Activity
 from bot.telemetry import logs
@@ -53,7 +54,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings.require_slack(http=args.http)
     logs.configure(fmt=settings.log_format, secrets=settings.secrets, log_pastes=settings.log_pastes)
     metrics = Metrics(settings.db_path)
-    errfix = ServeErrfix(settings.db_path, metrics=metrics, log_pastes=settings.log_pastes)
+    errfix = serve_errfix(settings, metrics)
     try:
         http = args.http or not settings.socket_mode
         port = args.port if args.port is not None or not http else DEFAULT_HTTP_PORT
@@ -63,8 +64,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def serve_errfix(settings: Settings, metrics: Metrics) -> AsyncErrfix:
+    """The service as `errfix serve` runs it: counted and logged, re-indexing in the background
+    (answers use the old index until the new one is built)."""
+    observer = MetricsAndLogs(metrics, log_pastes=settings.log_pastes)
+    return AsyncErrfix(settings.db_path, observer=observer, background_reindex=True)
+
+
 async def serve(
-    settings: Settings, errfix: ServeErrfix, metrics: Metrics, *, http: bool, host: str, port: int | None
+    settings: Settings, errfix: AsyncErrfix, metrics: Metrics, *, http: bool, host: str, port: int | None
 ) -> None:
     """Serve until SIGINT or SIGTERM, then drain (see the module docstring)."""
     stop = asyncio.Event()
@@ -85,7 +93,7 @@ async def serve(
 async def _serve_app(
     app: AsyncApp,
     settings: Settings,
-    errfix: ServeErrfix,
+    errfix: AsyncErrfix,
     metrics: Metrics,
     activity: Activity,
     stop: asyncio.Event,

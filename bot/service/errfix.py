@@ -1,41 +1,113 @@
-"""The facade every adapter calls (CLI, Slack, demo): diagnose, search, show, vote, export.
+"""`Errfix`: every use case of errfix over one store, for every adapter (CLI, Slack, demo, serve).
+
+Diagnose, search, show, reply records, votes, what the team taught (learn/unlearn), import,
+export, stats, lint and the store side of a sync. Results are dataclasses (`Diagnosis`,
+`MatchView`, `Reply`, `Stats`, `ImportReport`, `SyncReport`, …); metrics and logs come in as an
+`Observer` (bot/service/observer.py).
 
 `Errfix` wraps one `Store` (so one thread, see bot/store/store.py) and keeps a `Matcher` built for
-the store's current version. A rebuild happens off to the side: answers keep using the old index
-until the new one is complete, so an import never blocks a reply.
+the store's current version. With `background_reindex` a rebuild happens off to the side:
+answers keep using the old index until the new one is complete, so an import never blocks a reply.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from bot.core.extract import Extracted, extract
 from bot.core.fold import updated_record
 from bot.core.matcher import Candidate, Matcher
+from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
-from bot.store import learning
-from bot.store.store import Store
+from bot.errors import NotFound
+from bot.service.observer import Observer, Quiet, VoteCast
+from bot.store import open_store
+from bot.store.files import DEFAULT_MAX_BYTES, LoadResult
+from bot.store.learning import Learned, Learning, Paste, WeekCounts, WeekSummary
+from bot.store.lint import LintResult, lint
+from bot.store.store import ImportSummary, Reply, Stats, Store, Vote
+from bot.store.upstream import Fetched, SyncReport, SyncState, Upstreams
+
+__all__ = [
+    "REPLY_THRESHOLD",
+    "UNSURE_FLOOR",
+    "Diagnosis",
+    "Errfix",
+    "ImportReport",
+    "ImportSummary",
+    "Learned",
+    "LintResult",
+    "MatchView",
+    "Matched",
+    "Paste",
+    "Reply",
+    "Stats",
+    "SyncReport",
+    "Vote",
+    "WeekCounts",
+    "WeekSummary",
+]
 
 REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when more likely right than not
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
+
+
+@dataclass(frozen=True)
+class Matched:
+    """What the matcher found for one paste, and how long it took (`Errfix.match_paste`)."""
+
+    extracted: Extracted
+    candidates: list[Candidate]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """An `errfix import`: how many valid records were read, what the write changed, what was skipped."""
+
+    loaded: int
+    summary: ImportSummary
+    skipped: list[str]
+
+    def line(self) -> str:
+        return f"imported {self.loaded} record(s): {self.summary.line()}"
 
 
 class Errfix:
     """errfix's behaviour over one store; use from the store's thread only."""
 
     def __init__(
-        self, store: Store, *, reply_threshold: float = REPLY_THRESHOLD, background_reindex: bool = False
+        self,
+        store: Store,
+        *,
+        reply_threshold: float = REPLY_THRESHOLD,
+        background_reindex: bool = False,
+        observer: Observer | None = None,
     ) -> None:
         self.store = store
+        self.learning = Learning(store)
+        self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
         self.background_reindex = background_reindex and store.path != ":memory:"
+        self.observer: Observer = observer or Quiet()
         self._matcher: Matcher | None = None
         self._matcher_version = -1
         self._lock = threading.Lock()
         self._rebuilding: threading.Thread | None = None
+
+    @classmethod
+    def open(cls, path: str | Path, *, seed: bool = True, **options: Any) -> Errfix:
+        """Over the store at `path` (created, migrated and, when new, seeded)."""
+        return cls(open_store(path, seed=seed), **options)
+
+    def close(self) -> None:
+        self.store.close()
 
     # ---- index --------------------------------------------------------------------------
 
@@ -43,8 +115,14 @@ class Errfix:
     def build_matcher(store: Store) -> tuple[int, Matcher]:
         version = store.version
         records = list(store.records())
-        rejections = learning.rejections(store)  # "Not this error": lower for similar pastes
+        rejections = Learning(store).rejections()  # "Not this error": lower for similar pastes
         return version, Matcher(records, store.learned_aliases(), seeds=store.seed_ids(), rejections=rejections)
+
+    def _build(self, store: Store) -> None:
+        start = time.perf_counter()
+        version, matcher = self.build_matcher(store)
+        self.install_matcher(version, matcher)
+        self.observer.on_rebuild(version, store.count(), time.perf_counter() - start)
 
     def _rebuild_in_background(self) -> None:
         """Index a new store version on a thread with its own connection; answers keep the old one."""
@@ -52,7 +130,7 @@ class Errfix:
         def run() -> None:
             store = Store(self.store.path)
             try:
-                self.install_matcher(*self.build_matcher(store))
+                self._build(store)
             finally:
                 store.close()
 
@@ -70,44 +148,63 @@ class Errfix:
         gc.collect()
         gc.freeze()
 
+    def refresh_index(self) -> None:
+        """After a write that may have changed what the index holds: with `background_reindex`,
+        start building the new index now (answers keep the old one); otherwise the next match
+        builds it."""
+        if self._matcher is None or self._matcher_version == self.store.version or not self.background_reindex:
+            return
+        if self._rebuilding is None or not self._rebuilding.is_alive():
+            self._rebuild_in_background()
+
     @property
     def matcher(self) -> Matcher:
         """The index for the current store version, built on first use after a change."""
-        if self._matcher is None:
-            self.install_matcher(*self.build_matcher(self.store))
-        elif self._matcher_version != self.store.version:
-            if not self.background_reindex:
-                self.install_matcher(*self.build_matcher(self.store))
-            elif self._rebuilding is None or not self._rebuilding.is_alive():
-                self._rebuild_in_background()
+        if self._matcher is None or (self._matcher_version != self.store.version and not self.background_reindex):
+            self._build(self.store)
+        else:
+            self.refresh_index()
         assert self._matcher is not None
         return self._matcher
 
     # ---- answers ------------------------------------------------------------------------
 
     def view(self, record_id: str, score: float = 1.0, parts: dict[str, float] | None = None) -> MatchView:
+        """A record with current rates and votes; raises NotFound."""
         rec = self.store.get(record_id)
         return MatchView(rec, score, rank_workarounds(rec, self.store.tallies(record_id)), parts or {})
+
+    def find(self, record_id: str) -> MatchView | None:
+        """`view`, or None when there is no such record."""
+        try:
+            return self.view(record_id)
+        except NotFound:
+            return None
 
     def _views(self, cands: list[Candidate]) -> list[MatchView]:
         return [self.view(c.id, c.score, c.parts) for c in cands if self.store.has(c.id)]
 
     @staticmethod
-    def match_paste(matcher: Matcher, text: str, limit: int = 3) -> tuple[Extracted, list[Candidate]]:
+    def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:
         """The pure, CPU-bound half of `diagnose` (regexes, fuzzy): safe on any one thread at a
         time, so adapters run it beside the store's thread instead of on it."""
+        start = time.perf_counter()
         ex = extract(text)
-        return ex, [c for c in matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
+        cands = [c for c in matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
+        return Matched(ex, cands, time.perf_counter() - start)
 
     def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
-        return self.diagnosis(*self.match_paste(self.matcher, text, limit))
+        return self.diagnosis(self.match_paste(self.matcher, text, limit))
 
-    def diagnosis(self, ex: Extracted, cands: list[Candidate]) -> Diagnosis:
+    def diagnosis(self, matched: Matched) -> Diagnosis:
         """The store's half of `diagnose`: the candidates' records, votes and the reply decision."""
+        ex, cands = matched.extracted, matched.candidates
         # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted
         reply = bool(cands) and cands[0].score >= self.reply_threshold and not ex.deprecation_only
         is_error = ex.is_error or reply
-        return Diagnosis(is_error, reply, self._views(cands), ex)
+        diagnosis = Diagnosis(is_error, reply, self._views(cands), ex)
+        self.observer.on_answer(diagnosis, matched.seconds)
+        return diagnosis
 
     @staticmethod
     def fuzzy_search(matcher: Matcher, words: str, limit: int = 5) -> dict[str, float]:
@@ -132,7 +229,99 @@ class Errfix:
         ranked = sorted(scores.items(), key=lambda kv: (-round(kv[1], 2), -fuzzy.get(kv[0], 0.0), kv[0]))[:limit]
         return [self.view(rid, s) for rid, s in ranked if self.store.has(rid)]
 
-    # ---- export -------------------------------------------------------------------------
+    def log_paste(self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool) -> Paste | None:
+        """Log a paste that looked like an error (the App Home lists those that matched nothing);
+        None (nothing logged) for one that did not."""
+        if not (diagnosis.is_error or diagnosis.matches):
+            return None
+        lines = diagnosis.extracted.lines
+        # only a match errfix is sure of counts as recognised; the rest are candidates for new records
+        top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
+        line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
+        paste = Paste(channel, ts, line, top.id if top else None, top.score if top else None, replied)
+        self.learning.log_paste(paste)
+        self.observer.on_paste(paste)
+        return paste
+
+    # ---- replies and dedupe -------------------------------------------------------------
+
+    def first_seen(self, keys: Iterable[str]) -> bool:
+        """Mark keys (event id, channel:ts) seen; True only if none was seen before."""
+        return self.store.first_seen(keys)
+
+    def record_reply(self, reply: Reply) -> None:
+        self.store.record_reply(reply)
+
+    def reply(self, channel: str, reply_ts: str) -> Reply | None:
+        """A reply of ours, with its paste's error `line` and `rejected_by` (who said "Not this error")."""
+        found = self.store.reply(channel, reply_ts)
+        if found is None:
+            return None
+        line = self.learning.paste_line(channel, found.message_ts) or ""
+        rejected = self.learning.rejected_by(channel=channel, message_ts=found.message_ts, record_id=found.record_id)
+        return replace(found, line=line, rejected_by=rejected)
+
+    # ---- what the team teaches ------------------------------------------------------------
+
+    def reject(self, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
+        """Store "Not this error" for our answer to that paste; its error line, or None if unknown."""
+        return self.learning.reject(channel=channel, message_ts=message_ts, record_id=record_id, user_id=user_id)
+
+    def learn_alias(self, record_id: str, line: str, user_id: str) -> bool:
+        return self.learning.learn_alias(record_id, line, user_id)
+
+    def last_rejected_line(self, user_id: str) -> str | None:
+        return self.learning.last_rejected_line(user_id)
+
+    def learned(self, record_id: str | None = None) -> list[Learned]:
+        return self.learning.learned(record_id)
+
+    def unlearn_alias(self, record_id: str, text: str) -> int:
+        return self.learning.unlearn_alias(record_id, text)
+
+    def unlearn_rejection(self, record_id: str, line: str, user_id: str | None = None) -> int:
+        return self.learning.unlearn_rejection(record_id, line, user_id)
+
+    # ---- votes ----------------------------------------------------------------------------
+
+    def vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int | None) -> int | None:
+        """Set, change or withdraw one vote; returns the previous value."""
+        return self.store.vote(reply_key, record_id, wkey, user_id, value)
+
+    def click_vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
+        """A "Worked"/"Didn't work" click (same again withdraws); returns the vote now held."""
+        held = self.learning.click_vote(reply_key, record_id, wkey, user_id, value)
+        self.observer.on_vote(VoteCast("button", record_id, user_id, held))
+        return held
+
+    def reaction_vote(self, reply_key: str, record_id: str, user_id: str, value: int, added: bool) -> bool:
+        """A reaction on a reply: a vote on its top workaround, or (removed) its withdrawal."""
+        changed = self.learning.reaction_vote(reply_key, self.view(record_id), user_id, value, added)
+        if changed:
+            self.observer.on_vote(VoteCast("reaction", record_id, user_id, value if added else None))
+        return changed
+
+    # ---- counts ---------------------------------------------------------------------------
+
+    def stats(self) -> Stats:
+        return self.store.stats()
+
+    def week(self) -> WeekCounts:
+        return self.learning.week_counts()
+
+    def home(self) -> WeekSummary:
+        return self.learning.week_summary()
+
+    def ping(self) -> bool:
+        return self.store.ping()
+
+    # ---- import, export, lint -------------------------------------------------------------
+
+    def import_loaded(self, loaded: LoadResult) -> ImportReport:
+        """Write the valid records of `loaded` (files read by bot.store.files.load) in one transaction."""
+        summary = self.store.import_records([rec for _, rec in loaded.records])
+        self.refresh_index()
+        return ImportReport(len(loaded.records), summary, list(loaded.problems))
 
     def export_records(self) -> Iterator[dict[str, Any]]:
         """Records in the file format, with rates and evidence updated from this team's votes."""
@@ -146,3 +335,27 @@ class Errfix:
             yield updated_record(
                 rec, by_record.get(rec.id, {}), learned.get(rec.id, []), source=source, last_worked=worked.get(rec.id)
             )
+
+    def export_votes(self) -> Iterator[Vote]:
+        return self.store.votes()
+
+    def lint(self, paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> LintResult:
+        """Lint record files; transition-graph links may also name records in this store."""
+        return lint(paths, known=self.store.has, max_bytes=max_bytes)
+
+    # ---- sync (the store side; fetching is bot/ops/sync.py) --------------------------------
+
+    def sync_state(self, url: str) -> SyncState | None:
+        return self.upstreams.state(url)
+
+    def sync_not_modified(self, url: str) -> SyncReport:
+        return self.upstreams.not_modified(url)
+
+    def sync_same_body(self, fetched: Fetched) -> SyncReport:
+        return self.upstreams.note_same_body(fetched)
+
+    def sync_apply(self, fetched: Fetched, records: list[Record]) -> SyncReport:
+        """Write a validated upstream; a changed store starts its re-index (in the background when set)."""
+        report = self.upstreams.apply(fetched, records)
+        self.refresh_index()
+        return report

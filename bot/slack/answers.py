@@ -9,6 +9,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.views import Diagnosis
+from bot.service.errfix import Reply
 from bot.slack.deps import Deps
 from bot.slack.snippets import PREVIEW_NOTE
 
@@ -38,24 +39,6 @@ async def claim_answer(deps: Deps, channel: str, ts: str) -> bool:
     """True once per message: the first to claim it answers it (a paste, a mention, an edit of
     either), so an edited message that was answered is not answered again."""
     return await deps.errfix.first_seen([f"answered:{channel}:{ts}"])
-
-
-async def log_paste(deps: Deps, channel: str, ts: str, diagnosis: Diagnosis, replied: bool) -> None:
-    """Log a paste that looked like an error (the App Home lists those that matched nothing)."""
-    if not (diagnosis.is_error or diagnosis.matches):
-        return
-    lines = diagnosis.extracted.lines
-    # only a match errfix is sure of counts as recognised; the rest are candidates for new records
-    top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
-    line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
-    await deps.errfix.log_paste(
-        channel=channel,
-        ts=ts,
-        line=line,
-        record_id=top.id if top else None,
-        score=top.score if top else None,
-        replied=replied,
-    )
 
 
 async def post_answer(
@@ -89,15 +72,7 @@ async def post_answer(
         blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
     )
     if reply_ts:
-        await deps.errfix.record_reply(
-            channel=channel,
-            reply_ts=reply_ts,
-            message_ts=ts,
-            thread_ts=thread_ts,
-            record_id=top.id,
-            score=top.score,
-            locale=locale,
-        )
+        await deps.errfix.record_reply(Reply(channel, reply_ts, ts, thread_ts, top.id, top.score, locale))
     return reply_ts
 
 
@@ -109,14 +84,14 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
     """
     async with deps.locks.hold(reply_key(channel, reply_ts)):
         reply = await deps.errfix.reply(channel, reply_ts)
-        view = await deps.errfix.view(reply["record_id"]) if reply else None
+        view = await deps.errfix.view(reply.record_id) if reply else None
         if reply is None or view is None:
             return
-        view = dataclasses.replace(view, score=float(reply["score"]))
-        if reply["rejected_by"]:
-            text, blocks = f"Not this error: {kit.escape(view.id)}", kit.rejected_blocks(view, reply["rejected_by"])
+        view = dataclasses.replace(view, score=reply.score)
+        if reply.rejected_by:
+            text, blocks = f"Not this error: {kit.escape(view.id)}", kit.rejected_blocks(view, reply.rejected_by)
         else:
             sure = view.score >= deps.errfix.reply_threshold
-            text = kit.answer_fallback(view, sure=sure, locale=reply["locale"])
-            blocks = kit.answer_blocks(view, sure=sure, locale=reply["locale"])
+            text = kit.answer_fallback(view, sure=sure, locale=reply.locale)
+            blocks = kit.answer_blocks(view, sure=sure, locale=reply.locale)
         await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)

@@ -37,8 +37,14 @@ def on_errfix(deps: Deps) -> Listener:
             await respond(response_type="ephemeral", text=kit.escape(kit.USAGE), blocks=kit.usage_blocks())
             return
         if word == "stats":
-            stats = await deps.errfix.stats()
-            await respond(response_type="ephemeral", text="errfix stats", blocks=kit.stats_blocks(stats))
+            stats, week = await deps.errfix.stats(), await deps.errfix.week()
+            counts = {
+                **stats.to_json(),
+                "pastes_week": week.pastes,
+                "answered_week": week.answered,
+                "unmatched_week": week.unmatched,
+            }
+            await respond(response_type="ephemeral", text="errfix stats", blocks=kit.stats_blocks(counts))
             return
         locale = (await deps.users.get(client, user)).locale
         view = await deps.errfix.view(text) if len(text.split()) == 1 else None

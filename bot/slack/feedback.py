@@ -47,9 +47,9 @@ def on_vote_button(deps: Deps) -> Listener:
         changed = False
         try:
             reply = await deps.errfix.reply(channel, ts)
-            if reply is not None and not reply["rejected_by"] and wkey:
+            if reply is not None and not reply.rejected_by and wkey:
                 user = str(body["user"]["id"])
-                await deps.errfix.click_vote(reply_key(channel, ts), reply["record_id"], wkey, user, value)
+                await deps.errfix.click_vote(reply_key(channel, ts), reply.record_id, wkey, user, value)
                 changed = True
         except NotFound:
             deps.logger.info("errfix: vote on a workaround that is no longer in the record (%s)", wkey)
@@ -71,10 +71,10 @@ def on_reaction(deps: Deps) -> Listener:
             return
         channel, ts = str(item.get("channel", "")), str(item.get("ts", ""))
         reply = await deps.errfix.reply(channel, ts)
-        if reply is None or reply["rejected_by"] or (await deps.users.get(client, user)).is_bot:
+        if reply is None or reply.rejected_by or (await deps.users.get(client, user)).is_bot:
             return
         added = event.get("type") == "reaction_added"
-        if await deps.errfix.reaction_vote(reply_key(channel, ts), reply["record_id"], user, value, added):
+        if await deps.errfix.reaction_vote(reply_key(channel, ts), reply.record_id, user, value, added):
             await refresh_reply(deps, client, channel, ts)
 
     return handle_reaction
@@ -90,16 +90,16 @@ def on_not_this(deps: Deps) -> Listener:
         line = None
         try:
             reply = await deps.errfix.reply(channel, ts)
-            if reply is not None and not reply["rejected_by"]:
+            if reply is not None and not reply.rejected_by:
                 line = await deps.errfix.reject(
-                    channel=channel, message_ts=reply["message_ts"], record_id=reply["record_id"], user_id=user
+                    channel=channel, message_ts=reply.message_ts, record_id=reply.record_id, user_id=user
                 )
         finally:
             await ack()
         if reply is None or line is None:
             return
         await refresh_reply(deps, client, channel, ts)
-        others = [m for m in await deps.errfix.search(line) if m.id != reply["record_id"]]
+        others = [m for m in await deps.errfix.search(line) if m.id != reply.record_id]
         await respond(
             response_type="ephemeral",
             replace_original=False,

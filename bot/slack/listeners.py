@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.slack import commands, feedback
-from bot.slack.answers import claim_answer, log_paste, paste_text, post_answer
+from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
 
@@ -54,7 +54,7 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         return
     answer = (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
     answer = answer and await claim_answer(deps, channel, ts)
-    await log_paste(deps, channel, ts, diagnosis, replied=bool(answer))
+    await deps.errfix.log_paste(channel, ts, diagnosis, replied=bool(answer))
     if answer:
         await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
@@ -76,7 +76,7 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     if not diagnosis.is_error and event.get("thread_ts"):
         in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))
         diagnosis = in_thread if in_thread.matches else diagnosis
-    await log_paste(deps, str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
+    await deps.errfix.log_paste(str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
     await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
 
@@ -101,7 +101,8 @@ def on_home(deps: Deps) -> Listener:
         """The Home tab: this week's frequent errors, fixes that worked, unmatched pastes."""
         if event.get("tab", "home") != "home":
             return
-        summary = await deps.errfix.home()
+        week = await deps.errfix.home()
+        summary = kit.HomeSummary(week.top_errors, week.top_fixes, week.unmatched)
         await client.views_publish(user_id=str(event["user"]), view=kit.home_view(summary))
 
     return handle_home

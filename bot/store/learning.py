@@ -1,21 +1,21 @@
 """What the team teaches errfix through Slack: pastes, wrong matches, picked records, votes.
 
-Plain functions over a `Store` (so, like the store, used from its one thread). Tables come from
-schema.py (m002): `pastes` logs every diagnosed channel paste (the App Home lists the ones that
-matched nothing), `rejections` keeps "Not this error" clicks, learned aliases go to `aliases`
-with origin 'learned'.
+`Learning(store)` holds the SQL of it, over the store's connection (so, like the store, used from
+its one thread). Tables come from schema.py (m002): `pastes` logs every diagnosed channel paste
+(the App Home lists the ones that matched nothing), `rejections` keeps "Not this error" clicks,
+learned aliases go to `aliases` with origin 'learned'.
 
 Rejections and learned aliases change what the matcher indexes, so adding or removing one bumps
 the store version (`Store.bump_version`) and matchers rebuild. `errfix learned` lists both and
-`errfix unlearn` removes them (`learned`, `unlearn_alias`, `unlearn_rejection`).
+`errfix unlearn` removes them (`learned`, `unlearn_alias`, `unlearn_rejection`). Results are plain
+dataclasses: building Slack blocks from them is the adapter's job.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.core.blocks import HomeSummary
 from bot.core.extract import normalize
 from bot.core.views import MatchView
 from bot.store.store import Store, now_iso
@@ -27,115 +27,16 @@ def iso_days_ago(days: float) -> str:
     return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-# ---- pastes and rejections ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Paste:
+    """One diagnosed paste as logged: its best error line, what it matched, whether we answered."""
 
-
-def log_paste(
-    store: Store, *, channel: str, ts: str, line: str, record_id: str | None, score: float | None, replied: bool
-) -> None:
-    """Remember one diagnosed paste (its best error line, what it matched, whether we answered)."""
-    store.db.execute(
-        "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [channel, ts, line[:MAX_LINE], record_id, score, int(replied), now_iso()],
-    )
-    store.db.conn.commit()
-
-
-def paste_line(store: Store, channel: str, ts: str) -> str | None:
-    """The error line logged for the message at (channel, ts), if any."""
-    row = store.db.execute(
-        "SELECT line FROM pastes WHERE channel = ? AND ts = ? ORDER BY id DESC LIMIT 1", [channel, ts]
-    ).fetchone()
-    return str(row[0]) if row else None
-
-
-def reject(store: Store, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
-    """ "Not this error" on our answer to the paste at (channel, message_ts).
-
-    Stores the rejection (record, normalised error line, user) and marks that paste as matching
-    nothing (so the App Home lists it). Returns the paste's line, or None if it was not logged.
-    """
-    line = paste_line(store, channel, message_ts)
-    if line is None:
-        return None
-    norm = normalize(line)[:MAX_LINE]
-    with store.write_transaction():
-        known = store.db.execute(
-            "SELECT 1 FROM rejections WHERE record_id = ? AND line = ? AND user_id = ?", [record_id, norm, user_id]
-        ).fetchone()
-        store.db.execute(
-            "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
-            [record_id, norm, user_id, now_iso()],
-        )
-        if not known:  # the matcher scores this record lower for similar pastes from now on
-            store.bump_version()
-        store.db.execute(
-            "UPDATE pastes SET record_id = NULL, score = NULL WHERE channel = ? AND ts = ? AND record_id = ?",
-            [channel, message_ts, record_id],
-        )
-    return line
-
-
-def rejected_by(store: Store, *, channel: str, message_ts: str, record_id: str) -> str | None:
-    """Who said our answer `record_id` to the paste at (channel, message_ts) is not the error."""
-    row = store.db.execute(
-        "SELECT line, record_id FROM pastes WHERE channel = ? AND ts = ? ORDER BY id DESC LIMIT 1",
-        [channel, message_ts],
-    ).fetchone()
-    if row is None or row[1] is not None:
-        return None
-    found = store.db.execute(
-        "SELECT user_id FROM rejections WHERE record_id = ? AND line = ? ORDER BY created_at LIMIT 1",
-        [record_id, normalize(row[0])[:MAX_LINE]],
-    ).fetchone()
-    return str(found[0]) if found else None
-
-
-def last_rejected_line(store: Store, user_id: str, within_days: float = 1.0) -> str | None:
-    """The raw paste line this user last said errfix got wrong (for a "This one" button)."""
-    row = store.db.execute(
-        "SELECT record_id, line FROM rejections WHERE user_id = ? AND created_at >= ? ORDER BY created_at DESC LIMIT 1",
-        [user_id, iso_days_ago(within_days)],
-    ).fetchone()
-    if row is None:
-        return None
-    _, norm = row
-    for (line,) in store.db.execute(
-        "SELECT line FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT 200"
-    ).fetchall():
-        if normalize(line)[:MAX_LINE] == norm:
-            return str(line)
-    return None
-
-
-def learn_alias(store: Store, record_id: str, line: str, user_id: str) -> bool:
-    """Make `line` a learned alias of `record_id`; True if it was new. Matchers rebuild."""
-    line = " ".join(line.split())[:MAX_LINE]
-    if not line or not store.has(record_id):
-        return False
-    with store.write_transaction():
-        cur = store.db.execute(
-            "INSERT OR IGNORE INTO aliases (record_id, alias, origin, created_by, created_at) "
-            "VALUES (?, ?, 'learned', ?, ?)",
-            [record_id, line, user_id, now_iso()],
-        )
-        added = cur.rowcount > 0
-        if added:
-            store.bump_version()
-    return added
-
-
-def rejections(store: Store) -> dict[str, list[tuple[str, str]]]:
-    """Record id → its (normalised line, user id) rejections, for the matcher."""
-    out: dict[str, list[tuple[str, str]]] = {}
-    for rid, line, user in store.db.execute(
-        "SELECT record_id, line, user_id FROM rejections ORDER BY record_id, created_at, line, user_id"
-    ):
-        out.setdefault(str(rid), []).append((str(line), str(user)))
-    return out
-
-
-# ---- listing and undoing what was learned ---------------------------------------------------
+    channel: str
+    ts: str
+    line: str
+    record_id: str | None
+    score: float | None
+    replied: bool
 
 
 @dataclass(frozen=True)
@@ -159,134 +60,262 @@ class Learned:
         }
 
 
-def learned(store: Store, record_id: str | None = None) -> list[Learned]:
-    """Learned aliases, then rejections; oldest first. Only `record_id`'s if given."""
-    one = "AND record_id = ?" if record_id is not None else ""
-    params = [record_id] if record_id is not None else []
-    aliases = store.db.execute(
-        "SELECT 'alias', record_id, alias, coalesce(created_by, ''), created_at FROM aliases "
-        f"WHERE origin = 'learned' {one} ORDER BY created_at, rowid",
-        params,
-    ).fetchall()
-    rejected = store.db.execute(
-        f"SELECT 'rejection', record_id, line, user_id, created_at FROM rejections WHERE 1 {one} "
-        "ORDER BY created_at, rowid",
-        params,
-    ).fetchall()
-    return [Learned(*(str(v) for v in row)) for row in [*aliases, *rejected]]
+@dataclass(frozen=True)
+class WeekSummary:
+    """What the App Home shows: (id, signature, count), (id, action, worked), (line, when)."""
+
+    top_errors: list[tuple[str, str, int]] = field(default_factory=list)
+    top_fixes: list[tuple[str, str, int]] = field(default_factory=list)
+    unmatched: list[tuple[str, str]] = field(default_factory=list)
 
 
-def unlearn_alias(store: Store, record_id: str, text: str) -> int:
-    """Forget a learned alias of `record_id` (given as listed, or as pasted); how many went.
+@dataclass(frozen=True)
+class WeekCounts:
+    """Pastes seen, answered and matched to nothing in the last seven days."""
 
-    Only learned aliases: the record's own aliases are the record's, changed by importing it.
-    """
-    texts = list(dict.fromkeys([text, " ".join(text.split())[:MAX_LINE]]))
-    marks = ",".join("?" * len(texts))
-    with store.write_transaction():
-        cur = store.db.execute(
-            f"DELETE FROM aliases WHERE record_id = ? AND origin = 'learned' AND alias IN ({marks})",
-            [record_id, *texts],
+    pastes: int
+    answered: int
+    unmatched: int
+
+
+class Learning:
+    """The pastes, rejections, learned aliases and vote clicks of one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    # ---- pastes and rejections --------------------------------------------------------------
+
+    def log_paste(self, paste: Paste) -> None:
+        """Remember one diagnosed paste."""
+        self.db.execute(
+            "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                paste.channel,
+                paste.ts,
+                paste.line[:MAX_LINE],
+                paste.record_id,
+                paste.score,
+                int(paste.replied),
+                now_iso(),
+            ],
         )
-        if cur.rowcount > 0:
-            store.bump_version()
-    return int(cur.rowcount)
+        self.db.conn.commit()
 
+    def paste_line(self, channel: str, ts: str) -> str | None:
+        """The error line logged for the message at (channel, ts), if any."""
+        row = self.db.execute(
+            "SELECT line FROM pastes WHERE channel = ? AND ts = ? ORDER BY id DESC LIMIT 1", [channel, ts]
+        ).fetchone()
+        return str(row[0]) if row else None
 
-def unlearn_rejection(store: Store, record_id: str, line: str, user_id: str | None = None) -> int:
-    """Forget "Not this error" on `record_id` for `line` (as listed, or the raw paste line):
-    every user's, or only `user_id`'s. How many went."""
-    lines = list(dict.fromkeys([line, normalize(line)[:MAX_LINE]]))
-    marks = ",".join("?" * len(lines))
-    who, params = ("AND user_id = ?", [user_id]) if user_id is not None else ("", [])
-    with store.write_transaction():
-        cur = store.db.execute(
-            f"DELETE FROM rejections WHERE record_id = ? AND line IN ({marks}) {who}",
-            [record_id, *lines, *params],
-        )
-        if cur.rowcount > 0:
-            store.bump_version()
-    return int(cur.rowcount)
+    def reject(self, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
+        """ "Not this error" on our answer to the paste at (channel, message_ts).
 
-
-# ---- votes from buttons and reactions -------------------------------------------------------
-
-
-def click_vote(store: Store, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
-    """A button click: sets `value`, changes the other one, or withdraws the same one.
-
-    Returns the user's vote afterwards (None when withdrawn). Run on the store's one thread, so
-    two clicks can't interleave between the read and the write.
-    """
-    with store.write_transaction():
-        previous = store.vote(reply_key, record_id, wkey, user_id, value)
-        if previous == value:
-            store.vote(reply_key, record_id, wkey, user_id, None)
+        Stores the rejection (record, normalised error line, user) and marks that paste as matching
+        nothing (so the App Home lists it). Returns the paste's line, or None if it was not logged.
+        """
+        line = self.paste_line(channel, message_ts)
+        if line is None:
             return None
-    return value
+        norm = normalize(line)[:MAX_LINE]
+        with self.store.write_transaction():
+            known = self.db.execute(
+                "SELECT 1 FROM rejections WHERE record_id = ? AND line = ? AND user_id = ?",
+                [record_id, norm, user_id],
+            ).fetchone()
+            self.db.execute(
+                "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
+                [record_id, norm, user_id, now_iso()],
+            )
+            if not known:  # the matcher scores this record lower for similar pastes from now on
+                self.store.bump_version()
+            self.db.execute(
+                "UPDATE pastes SET record_id = NULL, score = NULL WHERE channel = ? AND ts = ? AND record_id = ?",
+                [channel, message_ts, record_id],
+            )
+        return line
 
+    def rejected_by(self, *, channel: str, message_ts: str, record_id: str) -> str | None:
+        """Who said our answer `record_id` to the paste at (channel, message_ts) is not the error."""
+        row = self.db.execute(
+            "SELECT line, record_id FROM pastes WHERE channel = ? AND ts = ? ORDER BY id DESC LIMIT 1",
+            [channel, message_ts],
+        ).fetchone()
+        if row is None or row[1] is not None:
+            return None
+        found = self.db.execute(
+            "SELECT user_id FROM rejections WHERE record_id = ? AND line = ? ORDER BY created_at LIMIT 1",
+            [record_id, normalize(row[0])[:MAX_LINE]],
+        ).fetchone()
+        return str(found[0]) if found else None
 
-def reaction_vote(store: Store, reply_key: str, view: MatchView, user_id: str, value: int, added: bool) -> bool:
-    """A reaction is a vote on the top workaround; removing it withdraws that user's same-sign vote.
+    def last_rejected_line(self, user_id: str, within_days: float = 1.0) -> str | None:
+        """The raw paste line this user last said errfix got wrong (for a "This one" button)."""
+        row = self.db.execute(
+            "SELECT record_id, line FROM rejections WHERE user_id = ? AND created_at >= ? "
+            "ORDER BY created_at DESC LIMIT 1",
+            [user_id, iso_days_ago(within_days)],
+        ).fetchone()
+        if row is None:
+            return None
+        _, norm = row
+        for (line,) in self.db.execute(
+            "SELECT line FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT 200"
+        ).fetchall():
+            if normalize(line)[:MAX_LINE] == norm:
+                return str(line)
+        return None
 
-    Returns whether anything changed.
-    """
-    if not view.workarounds:
-        return False
-    top = view.workarounds[0].wkey
-    if added:
-        return store.vote(reply_key, view.id, top, user_id, value) != value
-    with store.write_transaction():
-        rows = store.db.execute(
-            "SELECT wkey FROM votes WHERE reply_key = ? AND record_id = ? AND user_id = ? AND value = ? "
-            "ORDER BY created_at DESC, rowid DESC",
-            [reply_key, view.id, user_id, value],
-        ).fetchall()
-        keys = [r[0] for r in rows]
-        if not keys:
+    def learn_alias(self, record_id: str, line: str, user_id: str) -> bool:
+        """Make `line` a learned alias of `record_id`; True if it was new. Matchers rebuild."""
+        line = " ".join(line.split())[:MAX_LINE]
+        if not line or not self.store.has(record_id):
             return False
-        store.vote(reply_key, view.id, top if top in keys else keys[0], user_id, None)
-    return True
+        with self.store.write_transaction():
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO aliases (record_id, alias, origin, created_by, created_at) "
+                "VALUES (?, ?, 'learned', ?, ?)",
+                [record_id, line, user_id, now_iso()],
+            )
+            added = cur.rowcount > 0
+            if added:
+                self.store.bump_version()
+        return added
 
+    def rejections(self) -> dict[str, list[tuple[str, str]]]:
+        """Record id → its (normalised line, user id) rejections, for the matcher."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for rid, line, user in self.db.execute(
+            "SELECT record_id, line, user_id FROM rejections ORDER BY record_id, created_at, line, user_id"
+        ):
+            out.setdefault(str(rid), []).append((str(line), str(user)))
+        return out
 
-# ---- App Home ---------------------------------------------------------------------------------
+    # ---- listing and undoing what was learned -----------------------------------------------
 
-
-def home_summary(store: Store, days: float = 7.0, limit: int = 5) -> HomeSummary:
-    """This week's most frequent matched errors and the fixes that worked most; unmatched pastes."""
-    since = iso_days_ago(days)
-    q = store.db.execute
-    errors = [
-        (str(rid), str(sig), int(n))
-        for rid, sig, n in q(
-            "SELECT p.record_id, r.signature, count(*) AS n FROM pastes p JOIN records r ON r.id = p.record_id "
-            "WHERE p.created_at >= ? AND p.record_id IS NOT NULL GROUP BY p.record_id ORDER BY n DESC, p.record_id "
-            "LIMIT ?",
-            [since, limit],
+    def learned(self, record_id: str | None = None) -> list[Learned]:
+        """Learned aliases, then rejections; oldest first. Only `record_id`'s if given."""
+        one = "AND record_id = ?" if record_id is not None else ""
+        params = [record_id] if record_id is not None else []
+        aliases = self.db.execute(
+            "SELECT 'alias', record_id, alias, coalesce(created_by, ''), created_at FROM aliases "
+            f"WHERE origin = 'learned' {one} ORDER BY created_at, rowid",
+            params,
         ).fetchall()
-    ]
-    fixes = [
-        (str(rid), str(action), int(up))
-        for rid, action, up in q(
-            "SELECT v.record_id, w.action, sum(v.value = 1) AS up FROM votes v "
-            "JOIN workarounds w ON w.record_id = v.record_id AND w.wkey = v.wkey WHERE v.created_at >= ? "
-            "GROUP BY v.record_id, v.wkey HAVING up > 0 ORDER BY up DESC, v.record_id LIMIT ?",
-            [since, limit],
+        rejected = self.db.execute(
+            f"SELECT 'rejection', record_id, line, user_id, created_at FROM rejections WHERE 1 {one} "
+            "ORDER BY created_at, rowid",
+            params,
         ).fetchall()
-    ]
-    unmatched = [
-        (str(line), str(created))
-        for line, created in q(
-            "SELECT line, created_at FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT ?", [limit * 2]
-        ).fetchall()
-    ]
-    return HomeSummary(errors, fixes, unmatched)
+        return [Learned(*(str(v) for v in row)) for row in [*aliases, *rejected]]
 
+    def unlearn_alias(self, record_id: str, text: str) -> int:
+        """Forget a learned alias of `record_id` (given as listed, or as pasted); how many went.
 
-def week_counts(store: Store) -> dict[str, int]:
-    """Pastes seen and pastes that matched nothing in the last seven days."""
-    since = iso_days_ago(7)
-    row = store.db.execute(
-        "SELECT count(*), sum(record_id IS NULL), sum(replied) FROM pastes WHERE created_at >= ?", [since]
-    ).fetchone()
-    return {"pastes_week": int(row[0] or 0), "unmatched_week": int(row[1] or 0), "answered_week": int(row[2] or 0)}
+        Only learned aliases: the record's own aliases are the record's, changed by importing it.
+        """
+        texts = list(dict.fromkeys([text, " ".join(text.split())[:MAX_LINE]]))
+        marks = ",".join("?" * len(texts))
+        with self.store.write_transaction():
+            cur = self.db.execute(
+                f"DELETE FROM aliases WHERE record_id = ? AND origin = 'learned' AND alias IN ({marks})",
+                [record_id, *texts],
+            )
+            if cur.rowcount > 0:
+                self.store.bump_version()
+        return int(cur.rowcount)
+
+    def unlearn_rejection(self, record_id: str, line: str, user_id: str | None = None) -> int:
+        """Forget "Not this error" on `record_id` for `line` (as listed, or the raw paste line):
+        every user's, or only `user_id`'s. How many went."""
+        lines = list(dict.fromkeys([line, normalize(line)[:MAX_LINE]]))
+        marks = ",".join("?" * len(lines))
+        who, params = ("AND user_id = ?", [user_id]) if user_id is not None else ("", [])
+        with self.store.write_transaction():
+            cur = self.db.execute(
+                f"DELETE FROM rejections WHERE record_id = ? AND line IN ({marks}) {who}",
+                [record_id, *lines, *params],
+            )
+            if cur.rowcount > 0:
+                self.store.bump_version()
+        return int(cur.rowcount)
+
+    # ---- votes from buttons and reactions ---------------------------------------------------
+
+    def click_vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
+        """A button click: sets `value`, changes the other one, or withdraws the same one.
+
+        Returns the user's vote afterwards (None when withdrawn). Run on the store's one thread, so
+        two clicks can't interleave between the read and the write.
+        """
+        with self.store.write_transaction():
+            previous = self.store.vote(reply_key, record_id, wkey, user_id, value)
+            if previous == value:
+                self.store.vote(reply_key, record_id, wkey, user_id, None)
+                return None
+        return value
+
+    def reaction_vote(self, reply_key: str, view: MatchView, user_id: str, value: int, added: bool) -> bool:
+        """A reaction is a vote on the top workaround; removing it withdraws that user's same-sign vote.
+
+        Returns whether anything changed.
+        """
+        if not view.workarounds:
+            return False
+        top = view.workarounds[0].wkey
+        if added:
+            return self.store.vote(reply_key, view.id, top, user_id, value) != value
+        with self.store.write_transaction():
+            rows = self.db.execute(
+                "SELECT wkey FROM votes WHERE reply_key = ? AND record_id = ? AND user_id = ? AND value = ? "
+                "ORDER BY created_at DESC, rowid DESC",
+                [reply_key, view.id, user_id, value],
+            ).fetchall()
+            keys = [r[0] for r in rows]
+            if not keys:
+                return False
+            self.store.vote(reply_key, view.id, top if top in keys else keys[0], user_id, None)
+        return True
+
+    # ---- App Home -----------------------------------------------------------------------------
+
+    def week_summary(self, days: float = 7.0, limit: int = 5) -> WeekSummary:
+        """This week's most frequent matched errors and the fixes that worked most; unmatched pastes."""
+        since = iso_days_ago(days)
+        q = self.db.execute
+        errors = [
+            (str(rid), str(sig), int(n))
+            for rid, sig, n in q(
+                "SELECT p.record_id, r.signature, count(*) AS n FROM pastes p JOIN records r ON r.id = p.record_id "
+                "WHERE p.created_at >= ? AND p.record_id IS NOT NULL GROUP BY p.record_id "
+                "ORDER BY n DESC, p.record_id LIMIT ?",
+                [since, limit],
+            ).fetchall()
+        ]
+        fixes = [
+            (str(rid), str(action), int(up))
+            for rid, action, up in q(
+                "SELECT v.record_id, w.action, sum(v.value = 1) AS up FROM votes v "
+                "JOIN workarounds w ON w.record_id = v.record_id AND w.wkey = v.wkey WHERE v.created_at >= ? "
+                "GROUP BY v.record_id, v.wkey HAVING up > 0 ORDER BY up DESC, v.record_id LIMIT ?",
+                [since, limit],
+            ).fetchall()
+        ]
+        unmatched = [
+            (str(line), str(created))
+            for line, created in q(
+                "SELECT line, created_at FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT ?", [limit * 2]
+            ).fetchall()
+        ]
+        return WeekSummary(errors, fixes, unmatched)
+
+    def week_counts(self) -> WeekCounts:
+        """Pastes seen, answered, and matched to nothing in the last seven days."""
+        since = iso_days_ago(7)
+        row = self.db.execute(
+            "SELECT count(*), sum(record_id IS NULL), sum(replied) FROM pastes WHERE created_at >= ?", [since]
+        ).fetchone()
+        return WeekCounts(pastes=int(row[0] or 0), answered=int(row[2] or 0), unmatched=int(row[1] or 0))

@@ -2,6 +2,8 @@
 
 Each migration is append-only: never edit one that has shipped, add the next. `SCHEMA_VERSION` is
 the number of migrations, so `restore` can refuse a database written by a newer errfix.
+`MIGRATION_NAMES` lists them in order (tests/store/test_store.py checks it against what a new
+database applies), so nothing needs sqlite-utils' private list to know which migrations exist.
 """
 
 from __future__ import annotations
@@ -152,4 +154,10 @@ def m003_sync_state(db: Database) -> None:
     )
 
 
-SCHEMA_VERSION = len(migrations._migrations)
+MIGRATION_NAMES: tuple[str, ...] = tuple(m.__name__ for m in (m001_records, m002_learning, m003_sync_state))
+SCHEMA_VERSION = len(MIGRATION_NAMES)
+
+
+def unknown_migrations(applied: list[str]) -> list[str]:
+    """The applied migration names this errfix does not know: the database is from a newer one."""
+    return [name for name in applied if name not in MIGRATION_NAMES]

@@ -1,13 +1,16 @@
 """The record store: one SQLite file (WAL) through sqlite-utils.
 
 A `Store` owns one connection and must be used from the thread that opened it (sqlite3's rule);
-async code goes through `bot.store.worker.StoreWorker`, which keeps one store on one thread.
-Every write that must not be half-done runs in a single transaction.
+async code goes through `bot.service.async_errfix.AsyncErrfix`, which keeps one store on one
+thread. Every write that must not be half-done runs in a single transaction. This package is the
+only place with SQL: what the team teaches is in learning.py (`Learning`), sync state in
+upstream.py.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import sqlite3
@@ -25,7 +28,7 @@ from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
 from bot.core.views import Tally, workaround_key
 from bot.errors import NotFound, StoreError
-from bot.store.schema import SCHEMA_VERSION, migrations
+from bot.store.schema import SCHEMA_VERSION, migrations, unknown_migrations
 
 
 def now_iso() -> str:
@@ -50,6 +53,57 @@ class ImportSummary:
         )
 
 
+@dataclass(frozen=True)
+class Reply:
+    """One answer errfix posted: where it is, which paste it answers, what it showed.
+
+    `line` (the paste's error line) and `rejected_by` (who said "Not this error") are not stored
+    with the reply; `Errfix.reply` fills them in from what the team taught.
+    """
+
+    channel: str
+    reply_ts: str
+    message_ts: str
+    thread_ts: str
+    record_id: str
+    score: float
+    locale: str = "en"
+    line: str = ""
+    rejected_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One user's vote on one workaround of the record an answer showed."""
+
+    reply_key: str
+    record_id: str
+    wkey: str
+    user_id: str
+    value: int
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What `errfix stats` and `/errfix stats` count."""
+
+    records: int
+    by_domain: dict[str, int]
+    votes_up: int
+    votes_down: int
+    replies: int
+    learned_aliases: int
+    schema_version: int
+    store_version: int
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 class Store:
     """errfix's SQLite database: records, workarounds, votes, replies, dedupe, learning."""
 
@@ -69,9 +123,7 @@ class Store:
             raise StoreError(f"{self.path}: not a usable errfix database ({e})") from None
 
     def _check_not_newer(self) -> None:
-        applied = migrations.applied(self.db)
-        known = {m.name for m in migrations._migrations}
-        unknown = [m.name for m in applied if m.name not in known]
+        unknown = unknown_migrations([m.name for m in migrations.applied(self.db)])
         if unknown:
             raise StoreError(
                 f"{self.path}: written by a newer errfix (schema has {', '.join(unknown)}); upgrade errfix"
@@ -91,13 +143,14 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
         return int(row[0])
 
-    def _bump(self) -> None:
-        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'store_version'")
-
     def bump_version(self) -> None:
         """Tell every matcher to rebuild: call inside the transaction that changed what it indexes
         (records, aliases, rejections)."""
-        self._bump()
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'store_version'")
+
+    def ping(self) -> bool:
+        """True when the database answers a query (the health check)."""
+        return self.db.execute("SELECT count(*) FROM meta").fetchone() is not None
 
     def instance_id(self) -> str:
         """A random id of this database, made on first use and kept in it (copies share it).
@@ -171,7 +224,7 @@ class Store:
                     self.db.execute("DELETE FROM aliases WHERE record_id = ? AND origin = 'record'", [rid])
                     summary.removed.append(rid)
             if summary.added or summary.changed or summary.removed:
-                self._bump()
+                self.bump_version()
         return summary
 
     def _write_record(self, rec: Record, data: dict[str, Any], digest: str, origin: str, stamp: str) -> None:
@@ -244,9 +297,13 @@ class Store:
         for (data,) in self.db.execute("SELECT data FROM records ORDER BY id"):
             yield Record.model_validate_json(data)
 
+    def ids_with_origin(self, origin: str) -> set[str]:
+        """Records that came in by `origin` ('seed', 'import', 'sync')."""
+        return {str(r[0]) for r in self.db.execute("SELECT id FROM records WHERE origin = ?", [origin])}
+
     def seed_ids(self) -> frozenset[str]:
         """Records that came from the bundled seeds (not imported by the team)."""
-        return frozenset(r[0] for r in self.db.execute("SELECT id FROM records WHERE origin = 'seed'"))
+        return frozenset(self.ids_with_origin("seed"))
 
     def learned_aliases(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -325,32 +382,32 @@ class Store:
         ).fetchall()
         return {str(rid): str(at) for rid, at in rows}
 
-    def votes(self) -> Iterator[dict[str, Any]]:
+    def votes(self) -> Iterator[Vote]:
+        """Every vote held, oldest first (`errfix export --votes`)."""
         cols = ("reply_key", "record_id", "wkey", "user_id", "value", "created_at")
         for row in self.db.execute(f"SELECT {', '.join(cols)} FROM votes ORDER BY created_at, rowid"):
-            yield dict(zip(cols, row, strict=True))
+            yield Vote(*row)
 
     # ---- replies and dedupe ---------------------------------------------------------------
 
-    def record_reply(
-        self,
-        *,
-        channel: str,
-        reply_ts: str,
-        message_ts: str,
-        thread_ts: str,
-        record_id: str,
-        score: float,
-        locale: str = "en",
-    ) -> None:
+    def record_reply(self, reply: Reply) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO replies (channel, reply_ts, message_ts, thread_ts, record_id, score, locale, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [channel, reply_ts, message_ts, thread_ts, record_id, score, locale, now_iso()],
+            [
+                reply.channel,
+                reply.reply_ts,
+                reply.message_ts,
+                reply.thread_ts,
+                reply.record_id,
+                reply.score,
+                reply.locale,
+                now_iso(),
+            ],
         )
         self.db.conn.commit()
 
-    def reply(self, channel: str, reply_ts: str) -> dict[str, Any] | None:
+    def reply(self, channel: str, reply_ts: str) -> Reply | None:
         row = self.db.execute(
             "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale FROM replies "
             "WHERE channel = ? AND reply_ts = ?",
@@ -358,8 +415,10 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        keys = ("channel", "reply_ts", "message_ts", "thread_ts", "record_id", "score", "locale")
-        return dict(zip(keys, row, strict=True))
+        channel, reply_ts, message_ts, thread_ts, record_id, score, locale = row
+        return Reply(
+            str(channel), str(reply_ts), str(message_ts), str(thread_ts), str(record_id), float(score), str(locale)
+        )
 
     def first_seen(self, keys: Iterable[str], ttl_seconds: float = 7 * 86400) -> bool:
         """Atomically mark keys (event id, channel:ts) seen; True only if none was seen before.
@@ -379,18 +438,19 @@ class Store:
 
     # ---- stats ----------------------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> Stats:
         q = self.db.execute
-        return {
-            "records": self.count(),
-            "by_domain": dict(q("SELECT domain, count(*) FROM records GROUP BY domain ORDER BY 2 DESC, 1").fetchall()),
-            "votes_up": int(q("SELECT count(*) FROM votes WHERE value = 1").fetchone()[0]),
-            "votes_down": int(q("SELECT count(*) FROM votes WHERE value = -1").fetchone()[0]),
-            "replies": int(q("SELECT count(*) FROM replies").fetchone()[0]),
-            "learned_aliases": int(q("SELECT count(*) FROM aliases WHERE origin = 'learned'").fetchone()[0]),
-            "schema_version": self.schema_version(),
-            "store_version": self.version,
-        }
+        by_domain = q("SELECT domain, count(*) FROM records GROUP BY domain ORDER BY 2 DESC, 1").fetchall()
+        return Stats(
+            records=self.count(),
+            by_domain={str(d): int(n) for d, n in by_domain},
+            votes_up=int(q("SELECT count(*) FROM votes WHERE value = 1").fetchone()[0]),
+            votes_down=int(q("SELECT count(*) FROM votes WHERE value = -1").fetchone()[0]),
+            replies=int(q("SELECT count(*) FROM replies").fetchone()[0]),
+            learned_aliases=int(q("SELECT count(*) FROM aliases WHERE origin = 'learned'").fetchone()[0]),
+            schema_version=self.schema_version(),
+            store_version=self.version,
+        )
 
 
-__all__ = ["SCHEMA_VERSION", "ImportSummary", "Store", "Tally", "workaround_key"]
+__all__ = ["SCHEMA_VERSION", "ImportSummary", "Reply", "Stats", "Store", "Tally", "Vote", "workaround_key"]

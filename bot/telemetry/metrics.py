@@ -51,7 +51,7 @@ class Metrics:
         )
         self.match_seconds = Histogram(
             "errfix_match_seconds",
-            "Time to match one message, queueing for the store included",
+            "Time to match one message on the service's thread",
             buckets=MATCH_BUCKETS,
             registry=r,
         )

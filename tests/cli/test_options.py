@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from bot.core.records import Record
-from bot.store import learning, open_store
+from bot.store import open_store
+from bot.store.learning import Learning
 from bot.store.store import Store
 from tests.conftest import CliRunner, Result, copy_db, minimal, write_jsonl
 
@@ -65,7 +66,7 @@ def has(db: Path, rid: str) -> bool:
 def aliases(db: Path) -> int:
     store = Store(db)
     try:
-        return len([i for i in learning.learned(store) if i.kind == "alias"])
+        return len([i for i in Learning(store).learned() if i.kind == "alias"])
     finally:
         store.close()
 
@@ -91,7 +92,7 @@ def make_db(seeded: Path, path: Path, source: str, fillers: int) -> Path:
     try:
         recs = [minimal(MARK, root_cause=f"from {source}")] + [minimal(f"filler/{i}") for i in range(fillers)]
         store.import_records([Record.model_validate(r) for r in recs])
-        learning.learn_alias(store, MARK, ALIAS, f"U_{source.upper()}")
+        Learning(store).learn_alias(MARK, ALIAS, f"U_{source.upper()}")
     finally:
         store.close()
     return path

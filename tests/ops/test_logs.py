@@ -19,7 +19,7 @@ from bot.config import Settings
 from bot.fakeslack.events import sign
 from bot.fakeslack.web_api import FakeSlack, User
 from bot.serve.http import web_app
-from bot.serve.observed import ServeErrfix
+from bot.serve.run import serve_errfix
 from bot.slack.app import build_app
 from bot.slack.deps import Activity
 from bot.telemetry import logs
@@ -47,7 +47,7 @@ class App:
             stream=stream,
         )
         self.metrics = Metrics(db)
-        self.errfix = ServeErrfix(str(db), metrics=self.metrics, log_pastes=self.settings.log_pastes)
+        self.errfix = serve_errfix(self.settings, self.metrics)
         self.activity = Activity()
         app = build_app(self.settings, self.errfix, activity=self.activity, metrics=self.metrics)
         self.server = TestServer(web_app(app, self.errfix, metrics=self.metrics), host="127.0.0.1")

@@ -13,10 +13,12 @@ from typing import Any
 import aiohttp
 import pytest_asyncio
 
+from bot.config import Settings
 from bot.fakeslack.events import sign
 from bot.fakeslack.web_api import APP_TOKEN, BOT_TOKEN, FakeSlack
-from bot.serve.observed import ServeErrfix
 from bot.serve.resync import resyncing
+from bot.serve.run import serve_errfix
+from bot.service.async_errfix import AsyncErrfix
 from bot.store.store import Store
 from bot.telemetry.metrics import Metrics
 from tests.ops.conftest import (
@@ -176,7 +178,7 @@ async def test_socket_mode_serves_health_and_metrics_on_the_given_port(serve: An
 
 async def test_answers_go_on_while_a_sync_waits_for_upstream(upstream: Upstream, db: Path) -> None:
     metrics = Metrics(db)
-    errfix = ServeErrfix(str(db), metrics=metrics)
+    errfix = serve_errfix(Settings(bot_token=BOT_TOKEN, signing_secret=SECRET, db_path=str(db)), metrics)
     upstream.serve_records(upstream_records())
     upstream.hold = asyncio.Event()  # the upstream takes its time
     try:
@@ -184,9 +186,9 @@ async def test_answers_go_on_while_a_sync_waits_for_upstream(upstream: Upstream,
             await wait_until(lambda: _asked(upstream), "the sync to reach upstream")
             diagnosis = await errfix.diagnose(PASTE)  # answered while the fetch is pending
             assert diagnosis.reply and diagnosis.matches[0].id == RECORD
-            assert not await errfix.on_store(lambda s: s.has("up/one"))
+            assert await errfix.view("up/one") is None
             upstream.hold.set()
-            await wait_until(lambda: errfix.on_store(lambda s: s.has("up/one")), "the sync to be written")
+            await wait_until(lambda: _has(errfix, "up/one"), "the sync to be written")
 
             async def indexed() -> bool:  # the new index is built in the background
                 found = await errfix.diagnose("UpOneError: the first upstream error")
@@ -195,6 +197,10 @@ async def test_answers_go_on_while_a_sync_waits_for_upstream(upstream: Upstream,
             await wait_until(indexed, "the synced record to be matched")
     finally:
         errfix.close()
+
+
+async def _has(errfix: AsyncErrfix, record_id: str) -> bool:
+    return await errfix.view(record_id) is not None
 
 
 async def _asked(upstream: Upstream) -> bool:

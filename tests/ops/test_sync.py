@@ -13,9 +13,11 @@ import pytest
 
 from bot.core.views import workaround_key
 from bot.errors import InvalidRecords
-from bot.ops.sync import SyncError, SyncReport, display_url, read_state, sync_once
+from bot.ops.sync import Inline, SyncError, SyncReport, display_url, sync_once
+from bot.service.errfix import Errfix
 from bot.store import open_store
 from bot.store.store import Store
+from bot.store.upstream import Upstreams
 from tests.conftest import CliRunner, db_state, full, minimal
 from tests.ops.conftest import Upstream, upstream_records
 
@@ -25,15 +27,11 @@ ALICE_ID = "U_ALICE"
 
 async def sync(db: Path, url: str, timeout: float = 10) -> SyncReport:
     """One sync the way the CLI runs it: the store on this thread."""
-    store = open_store(db)
-
-    async def on_store(fn: Callable[[Store], T]) -> T:
-        return fn(store)
-
+    svc = Errfix.open(db)
     try:
-        return await sync_once(url, on_store, timeout=timeout)
+        return await sync_once(url, Inline(svc), timeout=timeout)
     finally:
-        store.close()
+        svc.close()
 
 
 def seeded(db: Path) -> int:
@@ -53,7 +51,7 @@ async def test_200_adds_the_upstream_records_and_keeps_the_seeds(upstream: Upstr
     assert report.line().endswith("3 added, 0 changed, 0 removed, 0 unchanged")
     store = Store(db)
     assert store.count() == seeds + 3 and store.get("up/one").signature.startswith("UpOneError")
-    state = read_state(store, upstream.url())
+    state = Upstreams(store).state(upstream.url())
     assert state is not None and state.etag == upstream.etag and state.records == 3
     store.close()
 
@@ -162,14 +160,14 @@ async def refused(
     assert (await sync(db, url)).status == "updated"
     before = db_state(db)
     store = Store(db)
-    state = read_state(store, url)
+    state = Upstreams(store).state(url)
     store.close()
     breaks()
     with pytest.raises(error, match=match) as info:
         await sync(db, url, timeout=timeout)
     assert db_state(db) == before
     store = Store(db)
-    assert read_state(store, url) == state
+    assert Upstreams(store).state(url) == state
     store.close()
     return info
 

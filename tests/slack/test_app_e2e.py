@@ -47,7 +47,7 @@ async def test_a_traceback_is_answered_once_in_its_thread(bot: Bot, read_store: 
     assert buttons(answer, "errfix_not_this")
     assert not bot.fake.warnings
     reply = read_store().reply(CHANNEL, answer["ts"])
-    assert reply is not None and reply["record_id"] == RECORD and reply["message_ts"] == message["ts"]
+    assert reply is not None and reply.record_id == RECORD and reply.message_ts == message["ts"]
     await bot.idle()
     assert len(bot.fake.calls("chat.postMessage")) == 1
 

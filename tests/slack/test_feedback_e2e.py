@@ -137,7 +137,7 @@ async def test_reactions_on_other_messages_are_not_votes(bot: Bot, read_store: C
     item = {"type": "message", "channel": CHANNEL, "ts": message["ts"]}  # the paste, not our reply
     await bot.event({"type": "reaction_added", "user": ALICE, "reaction": "+1", "item": item, "event_ts": "1.1"})
     await bot.idle()
-    assert read_store().stats()["votes_up"] == 0 and bot.fake.calls("chat.update") == []
+    assert read_store().stats().votes_up == 0 and bot.fake.calls("chat.update") == []
 
 
 async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
@@ -167,7 +167,7 @@ async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
     assert "Learned" in bot.fake.ephemerals[-1]["text"]
     # votes on a rejected reply are ignored
     await bot.click(answer, buttons(answer, "errfix_vote_up")[0])
-    assert read_store().stats()["votes_up"] == 0
+    assert read_store().stats().votes_up == 0
 
 
 async def test_slash_search_offers_this_one_for_the_users_last_rejected_paste(

@@ -12,8 +12,8 @@ from bot.core.views import Tally, workaround_key
 from bot.errors import NotFound, StoreError
 from bot.store import bundled_seeds, open_store
 from bot.store.files import load
-from bot.store.schema import SCHEMA_VERSION
-from bot.store.store import Store
+from bot.store.schema import MIGRATION_NAMES, SCHEMA_VERSION, migrations, unknown_migrations
+from bot.store.store import Reply, Store
 from tests.conftest import SEED_ID, full, minimal
 
 
@@ -209,16 +209,10 @@ def test_replace_all_keeps_votes_for_a_record_that_comes_back(store: Store) -> N
 
 
 def test_replies_are_recorded_and_found(store: Store) -> None:
-    store.record_reply(channel="C1", reply_ts="2.0", message_ts="1.0", thread_ts="1.0", record_id="t/a", score=0.9)
-    assert store.reply("C1", "2.0") == {
-        "channel": "C1",
-        "reply_ts": "2.0",
-        "message_ts": "1.0",
-        "thread_ts": "1.0",
-        "record_id": "t/a",
-        "score": 0.9,
-        "locale": "en",
-    }
+    store.record_reply(Reply("C1", "2.0", "1.0", "1.0", "t/a", 0.9, "de"))
+    assert store.reply("C1", "2.0") == Reply(
+        channel="C1", reply_ts="2.0", message_ts="1.0", thread_ts="1.0", record_id="t/a", score=0.9, locale="de"
+    )
     assert store.reply("C1", "3.0") is None
 
 
@@ -235,12 +229,25 @@ def test_stats_count_by_domain_votes_and_replies(store: Store) -> None:
     store.vote("r", "t/a", _keys(rec)[0], "U1", 1)
     store.vote("r", "t/a", _keys(rec)[1], "U1", -1)
     store.vote("r", "t/a", _keys(rec)[2], "U2", -1)
-    store.record_reply(channel="C", reply_ts="2", message_ts="1", thread_ts="1", record_id="t/a", score=0.8)
+    store.record_reply(Reply("C", "2", "1", "1", "t/a", 0.8))
     stats = store.stats()
-    assert stats["records"] == 3
-    assert stats["by_domain"] == {"pytorch": 2, "node": 1}
-    assert (stats["votes_up"], stats["votes_down"], stats["replies"]) == (1, 2, 1)
-    assert stats["schema_version"] == SCHEMA_VERSION
+    assert stats.records == 3
+    assert stats.by_domain == {"pytorch": 2, "node": 1}
+    assert (stats.votes_up, stats.votes_down, stats.replies) == (1, 2, 1)
+    assert stats.schema_version == SCHEMA_VERSION == 3
+    assert stats.to_json()["by_domain"] == {"pytorch": 2, "node": 1}
+
+
+def test_the_migration_names_are_the_ones_a_new_database_applies(tmp_path: Path) -> None:
+    store = Store(tmp_path / "new.db")
+    applied = [m.name for m in migrations.applied(store.db)]
+    store.close()
+    assert applied == list(MIGRATION_NAMES)
+    assert unknown_migrations([*applied, "m999_from_the_future"]) == ["m999_from_the_future"]
+
+
+def test_ping_answers_while_the_database_is_open(store: Store) -> None:
+    assert store.ping() is True
 
 
 # ---- open_store: seeds on first use --------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 
 from bot.core.records import Record
 from bot.core.views import MatchView, Tally, rank_workarounds, workaround_key
-from bot.store import learning
+from bot.store.learning import Learning
 from bot.store.store import Store
 from tests.conftest import full
 
@@ -69,7 +69,7 @@ def test_one_vote_per_user_per_reply_and_workaround(tmp_path: Path) -> None:
     store.vote("reply-1", RID, k1, "U1", -1)  # another workaround: a vote of its own
     store.vote("reply-2", RID, k0, "U1", 1)  # another reply (another paste): a vote of its own
     assert store.tallies(RID) == {k0: Tally(2, 0), k1: Tally(0, 1)}
-    assert store.stats()["votes_up"] == 2
+    assert store.stats().votes_up == 2
     store.close()
 
 
@@ -89,10 +89,10 @@ def test_a_change_moves_the_vote_and_a_withdrawal_removes_it(tmp_path: Path) -> 
 def test_a_click_sets_the_other_button_changes_the_same_button_withdraws(tmp_path: Path) -> None:
     k0, *_ = _setup(tmp_path / "db")
     store = Store(tmp_path / "db")
-    assert learning.click_vote(store, "r", RID, k0, "U1", 1) == 1
-    assert learning.click_vote(store, "r", RID, k0, "U1", -1) == -1
+    assert Learning(store).click_vote("r", RID, k0, "U1", 1) == 1
+    assert Learning(store).click_vote("r", RID, k0, "U1", -1) == -1
     assert store.tallies(RID) == {k0: Tally(0, 1)}
-    assert learning.click_vote(store, "r", RID, k0, "U1", -1) is None
+    assert Learning(store).click_vote("r", RID, k0, "U1", -1) is None
     assert store.tallies(RID) == {}
     store.close()
 
@@ -103,11 +103,11 @@ def test_a_reaction_votes_on_the_top_workaround_and_its_removal_withdraws(tmp_pa
     rec = store.get(RID)
     view = MatchView(rec, 1.0, rank_workarounds(rec, {}))
     top = view.workarounds[0].wkey
-    assert learning.reaction_vote(store, "r", view, "U1", 1, added=True)
-    assert not learning.reaction_vote(store, "r", view, "U1", 1, added=True)  # the same reaction twice
+    assert Learning(store).reaction_vote("r", view, "U1", 1, added=True)
+    assert not Learning(store).reaction_vote("r", view, "U1", 1, added=True)  # the same reaction twice
     assert store.tallies(RID) == {top: Tally(1, 0)}
-    assert not learning.reaction_vote(store, "r", view, "U1", -1, added=False)  # she holds no -1
-    assert learning.reaction_vote(store, "r", view, "U1", 1, added=False)
+    assert not Learning(store).reaction_vote("r", view, "U1", -1, added=False)  # she holds no -1
+    assert Learning(store).reaction_vote("r", view, "U1", 1, added=False)
     assert store.tallies(RID) == {}
     store.close()
 
@@ -166,7 +166,7 @@ def test_concurrent_button_clicks_through_separate_connections_toggle_exactly(tm
     def work(store: Store, i: int) -> None:
         user = f"U{i:02d}"
         for _ in range(3 if i < 20 else 2):  # three clicks leave the vote on, two take it off again
-            learning.click_vote(store, "C1:1.0", RID, k0, user, 1)
+            Learning(store).click_vote("C1:1.0", RID, k0, user, 1)
 
     _in_threads(path, n, work)
     assert _tallies(path) == {k0: Tally(20, 0)}

@@ -1,6 +1,7 @@
-"""What the team teaches, end to end below Slack: "Not this error" lowers a record for similar
-pastes, "This one" makes a paste match, both listed and undone; and export/import of what was
-learned (rates with the votes folded in, learned aliases) without counting a vote twice."""
+"""What the team teaches, end to end below Slack (through `Errfix`, over real SQLite): "Not this
+error" lowers a record for similar pastes, "This one" makes a paste match, both listed and undone;
+and export/import of what was learned (rates with the votes folded in, learned aliases) without
+counting a vote twice."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from bot.core.records import Record
 from bot.core.rejections import PER_USER
 from bot.core.views import Tally, workaround_key
 from bot.service.errfix import Errfix
-from bot.store import learning, open_store
+from bot.store import open_store
+from bot.store.learning import Learning, iso_days_ago
 from bot.store.store import Store
 from tests.conftest import SEED_ID, copy_db, minimal, seed_json
 
@@ -38,20 +40,13 @@ def seeded(tmp_path: Path) -> Iterator[Store]:
     store.close()
 
 
-def _reject(store: Store, svc: Errfix, paste: str, user: str, n: int) -> None:
+def _reject(svc: Errfix, paste: str, user: str, n: int) -> None:
     """What the Slack layer does: log our answer to a paste, then a user's "Not this error" on it."""
     d = svc.diagnose(paste)
     ts = f"1700000000.{n:06d}"
-    learning.log_paste(
-        store,
-        channel="C1",
-        ts=ts,
-        line=d.extracted.lines[0].raw,
-        record_id=d.matches[0].id,
-        score=d.matches[0].score,
-        replied=d.reply,
-    )
-    assert learning.reject(store, channel="C1", message_ts=ts, record_id=SEED_ID, user_id=user) is not None
+    logged = svc.log_paste("C1", ts, d, replied=d.reply)
+    assert logged is not None and logged.line == d.extracted.lines[0].raw
+    assert svc.reject(channel="C1", message_ts=ts, record_id=SEED_ID, user_id=user) == logged.line
 
 
 def _first(svc: Errfix, paste: str) -> tuple[str | None, float, bool, dict[str, float]]:
@@ -70,7 +65,7 @@ def test_not_this_error_lowers_the_record_for_similar_pastes_more_with_each_user
     assert (rid, reply) == (SEED_ID, True) and "rejected" not in parts
 
     version = seeded.version
-    _reject(seeded, svc, NAN, "U1", 1)
+    _reject(svc, NAN, "U1", 1)
     assert seeded.version == version + 1  # the matcher rebuilds with the rejection
     rid1, score1, _, parts1 = _first(svc, NAN)
     assert rid1 == SEED_ID and parts1["rejected"] == -PER_USER and score1 < score
@@ -79,21 +74,21 @@ def test_not_this_error_lowers_the_record_for_similar_pastes_more_with_each_user
     # another error's answer is untouched
     assert all("rejected" not in m.parts for m in svc.diagnose(OOM).matches)
 
-    _reject(seeded, svc, NAN, "U1", 2)  # the same person again counts once, and changes nothing
+    _reject(svc, NAN, "U1", 2)  # the same person again counts once, and changes nothing
     assert seeded.version == version + 1 and _first(svc, NAN)[3]["rejected"] == -PER_USER
 
-    _reject(seeded, svc, NAN, "U2", 3)
-    _reject(seeded, svc, NAN, "U3", 4)
+    _reject(svc, NAN, "U2", 3)
+    _reject(svc, NAN, "U3", 4)
     rid3, _, reply3, _ = _first(svc, NAN)
     assert not reply3 or rid3 != SEED_ID  # three people: no longer the answer
 
     # reversible: one user's, then everyone's
-    line = learning.learned(seeded, SEED_ID)[0].text
-    assert learning.unlearn_rejection(seeded, SEED_ID, line, "U3") == 1
+    line = Errfix(seeded).learned(SEED_ID)[0].text
+    assert Errfix(seeded).unlearn_rejection(SEED_ID, line, "U3") == 1
     assert _first(svc, NAN)[3]["rejected"] == -2 * PER_USER
-    assert learning.unlearn_rejection(seeded, SEED_ID, NAN.splitlines()[-1]) == 2  # the raw line works too
+    assert Errfix(seeded).unlearn_rejection(SEED_ID, NAN.splitlines()[-1]) == 2  # the raw line works too
     assert _first(svc, NAN) == (rid, score, reply, parts)
-    assert learning.unlearn_rejection(seeded, SEED_ID, line) == 0
+    assert Errfix(seeded).unlearn_rejection(SEED_ID, line) == 0
 
 
 # ---- "This one": learned aliases ----------------------------------------------------------------------
@@ -105,33 +100,33 @@ def test_a_learned_alias_makes_the_same_paste_match_next_time(seeded: Store) -> 
     assert not before.reply and SEED_ID not in [m.id for m in before.matches]
     line = before.extracted.lines[0].raw  # what "This one" teaches: the paste's best error line
     version = seeded.version
-    assert learning.learn_alias(seeded, SEED_ID, line, "U1")
-    assert not learning.learn_alias(seeded, SEED_ID, line, "U2")  # known already
+    assert Errfix(seeded).learn_alias(SEED_ID, line, "U1")
+    assert not Errfix(seeded).learn_alias(SEED_ID, line, "U2")  # known already
     assert seeded.version == version + 1
     after = svc.diagnose(ODD)
     assert after.reply and after.matches[0].id == SEED_ID
 
-    assert learning.unlearn_alias(seeded, SEED_ID, "  " + line.replace(" ", "  ")) == 1  # spacing as pasted
+    assert Errfix(seeded).unlearn_alias(SEED_ID, "  " + line.replace(" ", "  ")) == 1  # spacing as pasted
     assert seeded.version == version + 2
     assert SEED_ID not in [m.id for m in svc.diagnose(ODD).matches]
-    assert learning.unlearn_alias(seeded, SEED_ID, line) == 0
+    assert Errfix(seeded).unlearn_alias(SEED_ID, line) == 0
 
 
 def test_only_learned_aliases_can_be_unlearned(seeded: Store) -> None:
     seeded.import_records([Record.model_validate(minimal("t/own", aliases=["OwnError: as the record says"]))])
-    learning.learn_alias(seeded, "t/own", "OwnError: as the record says", "U1")  # the same text, learned too
-    assert learning.unlearn_alias(seeded, "t/own", "OwnError: as the record says") == 1
-    assert learning.unlearn_alias(seeded, "t/own", "OwnError: as the record says") == 0
+    Errfix(seeded).learn_alias("t/own", "OwnError: as the record says", "U1")  # the same text, learned too
+    assert Errfix(seeded).unlearn_alias("t/own", "OwnError: as the record says") == 1
+    assert Errfix(seeded).unlearn_alias("t/own", "OwnError: as the record says") == 0
     assert seeded.get("t/own").aliases == ["OwnError: as the record says"]
     assert seeded.learned_aliases() == {}
 
 
 def test_learned_lists_aliases_and_rejections_with_who_and_when(seeded: Store) -> None:
     svc = Errfix(seeded)
-    learning.learn_alias(seeded, SEED_ID, "TrainingAbortError: objective went non-finite", "U_ALICE")
-    learning.learn_alias(seeded, "pytorch/cuda-out-of-memory", "CudaSadness: no memory left", "U_BOB")
-    _reject(seeded, svc, NAN, "U_BOB", 1)
-    items = learning.learned(seeded)
+    Errfix(seeded).learn_alias(SEED_ID, "TrainingAbortError: objective went non-finite", "U_ALICE")
+    Errfix(seeded).learn_alias("pytorch/cuda-out-of-memory", "CudaSadness: no memory left", "U_BOB")
+    _reject(svc, NAN, "U_BOB", 1)
+    items = Errfix(seeded).learned()
     assert [(i.kind, i.record_id, i.user_id) for i in items] == [
         ("alias", SEED_ID, "U_ALICE"),
         ("alias", "pytorch/cuda-out-of-memory", "U_BOB"),
@@ -140,8 +135,8 @@ def test_learned_lists_aliases_and_rejections_with_who_and_when(seeded: Store) -
     assert items[2].text == normalize(NAN.splitlines()[-1])  # the paste's error line, normalised
     for i in items:
         assert datetime.strptime(i.created_at, "%Y-%m-%dT%H:%M:%SZ").year == datetime.now(UTC).year
-    assert [i.kind for i in learning.learned(seeded, "pytorch/cuda-out-of-memory")] == ["alias"]
-    assert learning.rejections(seeded) == {SEED_ID: [(items[2].text, "U_BOB")]}
+    assert [i.kind for i in Errfix(seeded).learned("pytorch/cuda-out-of-memory")] == ["alias"]
+    assert Learning(seeded).rejections() == {SEED_ID: [(items[2].text, "U_BOB")]}
 
 
 # ---- export and import of what was learned ------------------------------------------------------------
@@ -177,7 +172,7 @@ def _records(rows: dict[str, dict[str, Any]]) -> list[Record]:
 
 def test_export_folds_the_votes_into_rates_evidence_and_last_confirmed(seeded: Store) -> None:
     k_clip, k_lr, k_norm = _vote_on_nan(seeded)
-    learning.learn_alias(seeded, SEED_ID, "TrainingAbortError: objective went non-finite", "U1")
+    Errfix(seeded).learn_alias(SEED_ID, "TrainingAbortError: objective went non-finite", "U1")
     raw = seed_json()
     row = _export(seeded)[SEED_ID]
     e = raw["evidence_count"]
@@ -327,10 +322,10 @@ def test_home_counts_only_this_weeks_worked_votes(seeded: Store) -> None:
     seeded.vote("C1:1.0", SEED_ID, wkeys[0], "U1", 1)
     seeded.vote("C1:2.0", SEED_ID, wkeys[1], "U1", 1)
     seeded.vote("C1:2.0", SEED_ID, wkeys[1], "U2", 1)
-    assert [n for _, _, n in learning.home_summary(seeded).top_fixes] == [2, 1]
+    assert [n for _, _, n in Errfix(seeded).home().top_fixes] == [2, 1]
     # the two votes on the second fix were cast three weeks ago
-    seeded.db.execute("UPDATE votes SET created_at = ? WHERE wkey = ?", [learning.iso_days_ago(21), wkeys[1]])
+    seeded.db.execute("UPDATE votes SET created_at = ? WHERE wkey = ?", [iso_days_ago(21), wkeys[1]])
     seeded.db.commit()
-    fixes = learning.home_summary(seeded).top_fixes
+    fixes = Errfix(seeded).home().top_fixes
     assert [(rid, n) for rid, _, n in fixes] == [(SEED_ID, 1)]
     assert fixes[0][1] == seeded.get(SEED_ID).workarounds[0].action

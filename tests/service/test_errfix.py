@@ -1,0 +1,191 @@
+"""`Errfix`, the one service every adapter calls: typed results and observer hooks, over real SQLite.
+
+Each use case is driven the way an adapter drives it (diagnose, log the paste, record the reply,
+vote, import, sync, lint) and checked by what the store holds and what the observer heard.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.core.records import Record
+from bot.core.views import Diagnosis
+from bot.service.errfix import Errfix, Reply
+from bot.service.observer import VoteCast
+from bot.store.files import load
+from bot.store.learning import Paste
+from bot.store.lint import lint
+from bot.store.upstream import Fetched
+from tests.conftest import SEED_ID, full, minimal, write_json, write_jsonl
+
+NAN = (
+    'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
+    "RuntimeError: Loss is NaN or Inf at step 1000"
+)
+ODD = "epoch 3 went bad:\nTrainingAbortError: objective went non-finite after 1000 steps (see run 7f3a)"
+HANG_GUARD = 60.0  # seconds; only against a hang, never a timing assertion
+
+
+class Recorder:
+    """An observer that writes down what it heard (rebuilds arrive from the re-index thread)."""
+
+    def __init__(self) -> None:
+        self.answers: list[Diagnosis] = []
+        self.pastes: list[Paste] = []
+        self.votes: list[VoteCast] = []
+        self.rebuilds: list[tuple[int, int]] = []
+        self.rebuilt = threading.Event()
+
+    def on_answer(self, diagnosis: Diagnosis, seconds: float) -> None:
+        assert seconds >= 0
+        self.answers.append(diagnosis)
+
+    def on_paste(self, paste: Paste) -> None:
+        self.pastes.append(paste)
+
+    def on_vote(self, vote: VoteCast) -> None:
+        self.votes.append(vote)
+
+    def on_rebuild(self, version: int, records: int, seconds: float) -> None:
+        self.rebuilds.append((version, records))
+        self.rebuilt.set()
+
+
+@pytest.fixture
+def heard() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def svc(tmp_path: Path, heard: Recorder) -> Iterator[Errfix]:
+    errfix = Errfix.open(tmp_path / "team.db", observer=heard)
+    yield errfix
+    errfix.close()
+
+
+def _wkeys(svc: Errfix) -> list[str]:
+    return [w.wkey for w in svc.view(SEED_ID).workarounds]
+
+
+def test_the_observer_hears_the_index_build_the_answer_and_the_paste(svc: Errfix, heard: Recorder) -> None:
+    d = svc.diagnose(NAN)
+    assert d.reply and d.matches[0].id == SEED_ID
+    assert heard.rebuilds == [(svc.store.version, svc.store.count())]  # built once, on first use
+    assert heard.answers == [d]
+    svc.diagnose(NAN)
+    assert len(heard.rebuilds) == 1 and len(heard.answers) == 2
+
+    paste = svc.log_paste("C1", "1.0", d, replied=True)
+    assert paste == Paste(
+        "C1", "1.0", "RuntimeError: Loss is NaN or Inf at step 1000", SEED_ID, d.matches[0].score, True
+    )
+    assert heard.pastes == [paste]
+    assert svc.log_paste("C1", "2.0", svc.diagnose("good morning, team"), replied=False) is None  # not an error
+    assert heard.pastes == [paste]
+
+
+def test_an_unsure_paste_is_logged_as_matching_nothing(svc: Errfix) -> None:
+    d = svc.diagnose(ODD)
+    assert d.is_error and not d.reply
+    paste = svc.log_paste("C1", "3.0", d, replied=False)
+    assert paste is not None and (paste.record_id, paste.score, paste.replied) == (None, None, False)
+    assert svc.home().unmatched[0][0] == paste.line
+
+
+def test_button_and_reaction_votes_are_heard_with_the_vote_now_held(svc: Errfix, heard: Recorder) -> None:
+    first, second = _wkeys(svc)[:2]
+    assert svc.click_vote("C1:2.0", SEED_ID, second, "U1", 1) == 1
+    assert svc.click_vote("C1:2.0", SEED_ID, second, "U1", 1) is None  # the same button again withdraws
+    assert svc.reaction_vote("C1:2.0", SEED_ID, "U2", 1, added=True)
+    assert not svc.reaction_vote("C1:2.0", SEED_ID, "U2", 1, added=True)  # nothing changed: nothing heard
+    assert heard.votes == [
+        VoteCast("button", SEED_ID, "U1", 1),
+        VoteCast("button", SEED_ID, "U1", None),
+        VoteCast("reaction", SEED_ID, "U2", 1),
+    ]
+    assert [v.to_json() for v in svc.export_votes()] == [
+        {
+            "reply_key": "C1:2.0",
+            "record_id": SEED_ID,
+            "wkey": first,
+            "user_id": "U2",
+            "value": 1,
+            "created_at": next(svc.export_votes()).created_at,
+        }
+    ]
+
+
+def test_a_reply_comes_back_with_its_paste_line_and_who_rejected_it(svc: Errfix) -> None:
+    d = svc.diagnose(NAN)
+    svc.log_paste("C1", "1.0", d, replied=True)
+    svc.record_reply(Reply("C1", "2.0", "1.0", "1.0", SEED_ID, 0.875, "fr"))
+    reply = svc.reply("C1", "2.0")
+    assert reply == Reply(
+        "C1", "2.0", "1.0", "1.0", SEED_ID, 0.875, "fr", line="RuntimeError: Loss is NaN or Inf at step 1000"
+    )
+    assert svc.reject(channel="C1", message_ts="1.0", record_id=SEED_ID, user_id="U_BOB") == reply.line
+    again = svc.reply("C1", "2.0")
+    assert again is not None and again.rejected_by == "U_BOB"
+    assert svc.reply("C1", "9.9") is None
+
+
+def test_stats_week_and_home_count_what_happened(svc: Errfix) -> None:
+    before = svc.stats()
+    d = svc.diagnose(NAN)
+    svc.log_paste("C1", "1.0", d, replied=True)
+    svc.record_reply(Reply("C1", "2.0", "1.0", "1.0", SEED_ID, d.matches[0].score))
+    svc.click_vote("C1:2.0", SEED_ID, _wkeys(svc)[0], "U1", 1)
+    stats = svc.stats()
+    assert (stats.replies, stats.votes_up, stats.votes_down) == (before.replies + 1, 1, 0)
+    assert stats.records == before.records and stats.to_json()["records"] == stats.records
+    week = svc.week()
+    assert (week.pastes, week.answered, week.unmatched) == (1, 1, 0)
+    home = svc.home()
+    assert [(rid, n) for rid, _, n in home.top_errors] == [(SEED_ID, 1)]
+    assert [(rid, n) for rid, _, n in home.top_fixes] == [(SEED_ID, 1)]
+    assert svc.ping()
+
+
+def test_an_import_reports_what_it_wrote_and_skipped_and_the_next_match_uses_it(svc: Errfix, tmp_path: Path) -> None:
+    svc.diagnose(NAN)  # an index exists before the import
+    good = write_jsonl(tmp_path / "new.jsonl", [minimal("t/new"), {"id": "t/broken"}])
+    report = svc.import_loaded(load([good]))
+    assert (report.loaded, report.summary.added) == (1, ["t/new"])
+    assert len(report.skipped) == 2 and all("t/broken" in p for p in report.skipped)  # no signature, no regex
+    assert report.line() == "imported 1 record(s): 1 added, 0 changed, 0 unchanged, 0 removed"
+    assert svc.diagnose("ValueError: t/new broke").matches[0].id == "t/new"
+
+
+def test_lint_also_knows_the_records_in_the_store(svc: Errfix, tmp_path: Path) -> None:
+    path = write_json(tmp_path / "linked.json", full("t/linked", transition_graph={"leads_to": [SEED_ID]}))
+    unknown = f"leads_to links unknown id {SEED_ID!r}"
+    assert any(unknown in p for p in lint([path]).problems)  # on its own, the link goes nowhere
+    assert not any(unknown in p for p in svc.lint([path]).problems)
+
+
+def test_a_sync_in_the_background_is_indexed_off_to_the_side(tmp_path: Path, heard: Recorder) -> None:
+    svc = Errfix.open(tmp_path / "team.db", observer=heard, background_reindex=True)
+    try:
+        assert svc.diagnose(NAN).reply  # the first index is built in the foreground
+        heard.rebuilt.clear()
+        fetched = Fetched("http://upstream.test/records.jsonl", b"one upstream body", etag='"v1"')
+        report = svc.sync_apply(fetched, [Record.model_validate(minimal("up/one"))])
+        assert (report.status, report.added) == ("updated", ["up/one"])
+        assert heard.rebuilt.wait(HANG_GUARD), "the re-index did not finish"
+        assert heard.rebuilds[-1] == (svc.store.version, svc.store.count())
+        assert svc.diagnose("ValueError: up/one broke").matches[0].id == "up/one"
+
+        state = svc.sync_state(fetched.url)
+        assert state is not None and (state.etag, state.body_hash, state.records) == ('"v1"', fetched.body_hash, 1)
+        assert svc.sync_same_body(fetched).status == "unchanged"
+        assert (
+            svc.sync_not_modified(fetched.url)
+            .line()
+            .endswith("not modified since the last sync (HTTP 304); nothing to do")
+        )
+    finally:
+        svc.close()
