@@ -2,4 +2,4 @@
 
 from bot.cli.main import main
 
-raise SystemExit(main())
+main()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import io
 import json
 import sqlite3
 import subprocess
@@ -20,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
-from bot.cli.main import main
+from bot.cli.main import errfix
 from bot.store.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -130,21 +130,19 @@ class Result:
         return json.loads(self.out)
 
 
-CliRunner = Callable[..., Result]
+Cli = Callable[..., Result]
+
+
+def invoke(*argv: str | Path, stdin: str = "") -> Result:
+    """Run `errfix ARGS…` in-process through click's CliRunner; unexpected exceptions propagate."""
+    r = CliRunner().invoke(errfix, [str(a) for a in argv], input=stdin, catch_exceptions=False)
+    return Result(r.exit_code, r.stdout, r.stderr)
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+def cli() -> Cli:
     """Run `errfix ARGS…` in-process: `cli("match", "--json", "--db", db, stdin="…")`."""
-
-    def run(*argv: str | Path, stdin: str = "") -> Result:
-        capsys.readouterr()  # drop anything printed before
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8"))
-        code = main([str(a) for a in argv])
-        captured = capsys.readouterr()
-        return Result(code, captured.out, captured.err)
-
-    return run
+    return invoke
 
 
 def run_module(
@@ -198,5 +196,6 @@ def corpus_db(tmp_path_factory: pytest.TempPathFactory, corpus_path: Path) -> Pa
     Read only: tests that write must `copy_db` it.
     """
     path = tmp_path_factory.mktemp("corpus") / "corpus.db"
-    assert main(["import", str(corpus_path), "--db", str(path)]) == 0
+    r = invoke("import", corpus_path, "--db", path)
+    assert r.code == 0, r.err
     return path

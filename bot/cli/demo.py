@@ -1,42 +1,38 @@
 """`errfix demo [--port 3000] [--db PATH]`: the demo workspace until Ctrl-C (or SIGTERM).
 
-Wire it into bot/cli.py's `build_parser` with `register(add)`. A port already in use is an
-`OSError`, which the CLI prints as one line with exit code 2.
+Named like the bot.demo package because it is that package's command: the option and the wait for
+a signal here, the server there. A port already in use is one line with exit code 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import errno
 import logging
 import signal
-from collections.abc import Callable
 
-from bot.config import load_settings
+import click
+
+from bot.cli.options import db_option, settings
 from bot.demo.server import HOST, Demo
 from bot.errors import InvalidInput
 
-Handler = Callable[[argparse.Namespace], int]
-Add = Callable[[str, Handler, str], argparse.ArgumentParser]
 
-
-def register(add: Add) -> None:
-    """Add the `demo` command through bot.cli.main's `add(name, handler, help)`."""
-    p = add("demo", cmd_demo, "try errfix in a browser: a local Slack-like channel, no Slack needed")
-    p.add_argument("--port", type=int, default=3000, help="port on 127.0.0.1 (default: 3000; 0 picks a free one)")
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
+@click.command("demo")
+@click.option("--port", type=int, default=3000, help="port on 127.0.0.1 (default: 3000; 0 picks a free one)")
+@db_option()
+def demo(port: int, db: str | None) -> None:
+    """try errfix in a browser: a local Slack-like channel, no Slack needed"""
+    db_path = settings(db).db_path
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return asyncio.run(run(load_settings(db=args.db).db_path, args.port))
+    asyncio.run(run(db_path, port))
 
 
-async def run(db_path: str, port: int) -> int:
+async def run(db_path: str, port: int) -> None:
     """Serve the demo until SIGINT or SIGTERM."""
-    demo = Demo(db_path)
+    server = Demo(db_path)
     try:
-        url = await demo.start(port)
+        url = await server.start(port)
     except OSError as e:
         if e.errno != errno.EADDRINUSE:
             raise
@@ -45,15 +41,16 @@ async def run(db_path: str, port: int) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    print(
+    click.echo(
         f"errfix demo: open {url} in a browser (Ctrl-C stops it)\n"
         f"  database:             {db_path} (a new one gets the bundled records; votes stay in it)\n"
-        f"  errfix's Events API:  {demo.events_url}\n"
-        f"  Slack stand-in:       {demo.fake.base_url} (no tokens, nothing leaves this machine)",
-        flush=True,
+        f"  errfix's Events API:  {server.events_url}\n"
+        f"  Slack stand-in:       {server.fake.base_url} (no tokens, nothing leaves this machine)"
     )
     try:
         await stop.wait()
     finally:
-        await demo.stop()
-    return 0
+        await server.stop()
+
+
+COMMANDS = (demo,)

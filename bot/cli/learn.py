@@ -4,25 +4,19 @@ Two kinds of lessons (`Errfix.learned`, over bot/store/learning.py): a *learned 
 that now matches a record) and a *rejection* ("Not this error": a record scored lower for pastes
 like that one). `learned` lists both with who taught them and when, each with the `unlearn`
 command that removes it; removing one bumps the store version, so the next match uses an index
-without it. Kept out of bot/cli.py so the commands are one `register(add)` call there.
+without it.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
-import sys
-from collections.abc import Callable
 
-from bot.config import load_settings
+import click
+
+from bot.cli.options import db_option, errfix
 from bot.errors import InvalidInput, NotFound
-from bot.service.errfix import Errfix, Learned
-
-EXIT_OK = 0
-
-Handler = Callable[[argparse.Namespace], int]
-Add = Callable[[str, Handler, str], argparse.ArgumentParser]
+from bot.service.errfix import Learned
 
 
 def undo_command(item: Learned) -> str:
@@ -44,49 +38,52 @@ def learned_text(items: list[Learned]) -> str:
     return "\n".join(out)
 
 
-def cmd_learned(args: argparse.Namespace) -> int:
-    svc = Errfix.open(load_settings(db=args.db).db_path)
+@click.command("learned")
+@click.option("--record", metavar="ID", help="only this record's")
+@click.option("--json", "as_json", is_flag=True, help='one JSON object: {"aliases": [...], "rejections": [...]}')
+@db_option()
+def learned_(record: str | None, as_json: bool, db: str | None) -> None:
+    """list learned aliases and rejections (Not this error), with who and when"""
+    svc = errfix(db)
     try:
-        items = svc.learned(args.record)
+        items = svc.learned(record)
     finally:
         svc.close()
-    if args.json:
+    if as_json:
         data = {
             "aliases": [i.to_json() for i in items if i.kind == "alias"],
             "rejections": [i.to_json() for i in items if i.kind == "rejection"],
         }
-        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+        click.echo(json.dumps(data, ensure_ascii=False))
     else:
-        sys.stdout.write(learned_text(items) + "\n")
-    return EXIT_OK
+        click.echo(learned_text(items))
 
 
-def cmd_unlearn(args: argparse.Namespace) -> int:
-    svc = Errfix.open(load_settings(db=args.db).db_path)
+@click.command()
+@click.argument("kind", type=click.Choice(("alias", "rejection")))
+@click.argument("record_id", metavar="RECORD_ID")
+@click.argument("text", metavar="TEXT")
+@click.option("--user", help="rejection only: remove just this user's (default: every user's)")
+@db_option()
+def unlearn(kind: str, record_id: str, text: str, user: str | None, db: str | None) -> None:
+    """remove a learned alias or a rejection (as `errfix learned` lists them)
+
+    TEXT is the alias, or the rejected error line (as listed or as pasted).
+    """
+    svc = errfix(db)
     try:
-        if args.kind == "alias":
-            if args.user is not None:
+        if kind == "alias":
+            if user is not None:
                 raise InvalidInput("--user is for rejections; an alias is removed for everyone")
-            n = svc.unlearn_alias(args.record_id, args.text)
+            n = svc.unlearn_alias(record_id, text)
         else:
-            n = svc.unlearn_rejection(args.record_id, args.text, args.user)
+            n = svc.unlearn_rejection(record_id, text, user)
     finally:
         svc.close()
     if n == 0:
-        who = f" by {args.user}" if args.user is not None else ""
-        raise NotFound(f"no learned {args.kind} {args.text!r}{who} for {args.record_id!r} (see errfix learned)")
-    sys.stdout.write(f"forgot {n} {args.kind}{'s' if n > 1 else ''} of {args.record_id}\n")
-    return EXIT_OK
+        who = f" by {user}" if user is not None else ""
+        raise NotFound(f"no learned {kind} {text!r}{who} for {record_id!r} (see errfix learned)")
+    click.echo(f"forgot {n} {kind}{'s' if n > 1 else ''} of {record_id}")
 
 
-def register(add: Add) -> None:
-    """Add `learned` and `unlearn` with bot/cli.py's `add(name, handler, help)`."""
-    p = add("learned", cmd_learned, "list learned aliases and rejections (Not this error), with who and when")
-    p.add_argument("--record", metavar="ID", help="only this record's")
-    p.add_argument("--json", action="store_true", help='one JSON object: {"aliases": [...], "rejections": [...]}')
-
-    p = add("unlearn", cmd_unlearn, "remove a learned alias or a rejection (as `errfix learned` lists them)")
-    p.add_argument("kind", choices=("alias", "rejection"))
-    p.add_argument("record_id", metavar="RECORD_ID")
-    p.add_argument("text", metavar="TEXT", help="the alias, or the rejected error line (as listed or as pasted)")
-    p.add_argument("--user", help="rejection only: remove just this user's (default: every user's)")
+COMMANDS = (learned_, unlearn)

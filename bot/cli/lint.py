@@ -1,55 +1,49 @@
 """`errfix lint PATH…`: the command over the checks in bot.store.lint.
 
 Named like bot.store.lint because it is that module's command: arguments and output here, the
-checks there.
+checks there. Unlike the other commands it reads a database only when `--db` names one.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from bot.config import load_settings
+import click
+
+from bot.cli.options import db_option, settings
 from bot.errors import InvalidInput
 from bot.service.errfix import Errfix
 from bot.store.files import DEFAULT_MAX_BYTES
-from bot.store.lint import lint
+from bot.store.lint import lint as lint_files
 from bot.store.store import Store
 
-EXIT_OK, EXIT_PROBLEMS = 0, 2
-
-Handler = Callable[[argparse.Namespace], int]
-Add = Callable[[str, Handler, str], argparse.ArgumentParser]
+EXIT_PROBLEMS = 2
 
 
-def cmd_lint(args: argparse.Namespace) -> int:
-    load_settings()  # every command stops on a malformed setting, even one it does not use
-    if args.db is None:
-        result = lint(args.paths, max_bytes=args.max_bytes)
+@click.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True, help="largest file read")
+@db_option("also accept transition-graph links to ids in this database (default: none)")
+@click.pass_context
+def lint(ctx: click.Context, paths: tuple[str, ...], max_bytes: int, db: str | None) -> None:
+    """report quality problems in record files or folders (exit 2 if any)"""
+    settings()  # every command stops on a malformed setting, even one it does not use
+    if db is None:
+        result = lint_files(list(paths), max_bytes=max_bytes)
     else:
-        if not Path(args.db).is_file():  # Store() would create it: lint writes nothing
-            raise InvalidInput(f"{args.db}: no such database")
-        svc = Errfix(Store(args.db))
+        if not Path(db).is_file():  # Store() would create it: lint writes nothing
+            raise InvalidInput(f"{db}: no such database")
+        svc = Errfix(Store(db))
         try:
-            result = svc.lint(args.paths, max_bytes=args.max_bytes)
+            result = svc.lint(list(paths), max_bytes=max_bytes)
         finally:
             svc.close()
     for line in result.problems:
-        sys.stdout.write(line + "\n")
+        click.echo(line)
     if result.problems:
-        sys.stderr.write(f"{result.records} records, {len(result.problems)} problem(s)\n")
-        return EXIT_PROBLEMS
-    sys.stdout.write(f"{result.records} records, no problems\n")
-    return EXIT_OK
+        click.echo(f"{result.records} records, {len(result.problems)} problem(s)", err=True)
+        ctx.exit(EXIT_PROBLEMS)
+    click.echo(f"{result.records} records, no problems")
 
 
-def register(add: Add) -> None:
-    """Add the `lint` command with bot/cli.py's `add(name, handler, help)`."""
-    p = add("lint", cmd_lint, "report quality problems in record files or folders (exit 2 if any)")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest file read")
-    for action in p._actions:  # `add` gave every command the same --db help; lint only reads it
-        if action.dest == "db":
-            action.help = "also accept transition-graph links to ids in this database (default: none)"
+COMMANDS = (lint,)

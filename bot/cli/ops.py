@@ -1,84 +1,86 @@
 """The operator's commands: `errfix sync URL`, `backup FILE`, `restore FILE`, `doctor`.
 
-Wire them into bot/cli.py's `build_parser` with `register(add)`. Each one opens the database,
-calls one library function (bot/ops/) and prints one summary line; library errors become one
-line on stderr (exit code 2 for bad input, 1 for an upstream or check that failed).
+Each one calls one library function (bot/ops/) and prints one summary line. A sync the upstream
+fails, or a doctor check that fails, is exit code 1 (something to fix outside errfix); bad input
+is exit code 2 like every other command (bot.cli.main).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import sys
-from collections.abc import Callable
 
-from bot.config import load_settings
+import click
+
+from bot.cli.options import db_option, errfix, settings
 from bot.ops import backup as backups
-from bot.ops import doctor
+from bot.ops import doctor as doctors
 from bot.ops.sync import Inline, SyncError, sync_once
-from bot.service.errfix import Errfix
 from bot.store.files import DEFAULT_MAX_BYTES
 
-Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
-EXIT_OK, EXIT_FAIL = 0, 1
+EXIT_FAIL = 1
+ENV_FILE_HELP = "settings file read under the environment"
 
 
-def register(add: Add) -> None:
-    """Add sync, backup, restore and doctor through bot.cli.main's `add(name, handler, help)`."""
-    p = add("sync", cmd_sync, "fetch records from an HTTP(S) URL (JSON or JSONL) and bring the store in step")
-    p.add_argument("url", metavar="URL")
-    p.add_argument("--timeout", type=float, default=60, help="seconds for the whole fetch (default: 60)")
-    p.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest body accepted")
-
-    p = add("backup", cmd_backup, "copy the database to FILE, consistent even while errfix serve runs")
-    p.add_argument("file", metavar="FILE")
-
-    p = add("restore", cmd_restore, "replace the database with a backup FILE (stop errfix serve first)")
-    p.add_argument("file", metavar="FILE")
-
-    p = add("doctor", cmd_doctor, "check settings, Slack token and scopes, database and sync; one line each")
-    p.add_argument("--http", action="store_true", help="check for HTTP mode even if SLACK_APP_TOKEN is set")
-    p.add_argument("--env-file", default=".env", help="settings file read under the environment (default: .env)")
-
-
-def _out(text: str) -> None:
-    sys.stdout.write(text + "\n")
-
-
-def cmd_sync(args: argparse.Namespace) -> int:
-    svc = Errfix.open(load_settings(db=args.db).db_path)
+@click.command()
+@click.argument("url", metavar="URL")
+@click.option("--timeout", type=float, default=60, show_default=True, help="seconds for the whole fetch")
+@click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True, help="largest body accepted")
+@db_option()
+@click.pass_context
+def sync(ctx: click.Context, url: str, timeout: float, max_bytes: int, db: str | None) -> None:
+    """fetch records from an HTTP(S) URL (JSON or JSONL) and bring the store in step"""
+    svc = errfix(db)
     try:  # the CLI's own thread owns the store: the service steps run inline
-        report = asyncio.run(sync_once(args.url, Inline(svc), timeout=args.timeout, max_bytes=args.max_bytes))
+        report = asyncio.run(sync_once(url, Inline(svc), timeout=timeout, max_bytes=max_bytes))
     except SyncError as e:
-        sys.stderr.write(f"errfix: {e}; nothing was written\n")
-        return EXIT_FAIL
+        click.echo(f"errfix: {e}; nothing was written", err=True)
+        ctx.exit(EXIT_FAIL)
     finally:
         svc.close()
     for warning in report.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
-    _out(f"synced {report.line()}")
-    return EXIT_OK
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"synced {report.line()}")
 
 
-def cmd_backup(args: argparse.Namespace) -> int:
-    info = backups.backup(load_settings(db=args.db).db_path, args.file)
-    _out(f"backed up {load_settings(db=args.db).db_path} to {info.path}: {info.line()}")
-    return EXIT_OK
+@click.command()
+@click.argument("file", metavar="FILE")
+@db_option()
+def backup(file: str, db: str | None) -> None:
+    """copy the database to FILE, consistent even while errfix serve runs"""
+    db_path = settings(db).db_path
+    info = backups.backup(db_path, file)
+    click.echo(f"backed up {db_path} to {info.path}: {info.line()}")
 
 
-def cmd_restore(args: argparse.Namespace) -> int:
-    db = load_settings(db=args.db).db_path
-    info, kept = backups.restore(args.file, db)
-    _out(f"restored {db} from {args.file}: {info.line()}")
+@click.command()
+@click.argument("file", metavar="FILE")
+@db_option()
+def restore(file: str, db: str | None) -> None:
+    """replace the database with a backup FILE (stop errfix serve first)"""
+    db_path = settings(db).db_path
+    info, kept = backups.restore(file, db_path)
+    click.echo(f"restored {db_path} from {file}: {info.line()}")
     if kept is not None:
-        _out(f"the database it replaced is kept as {kept}")
-    return EXIT_OK
+        click.echo(f"the database it replaced is kept as {kept}")
 
 
-def cmd_doctor(args: argparse.Namespace) -> int:
-    checks = asyncio.run(doctor.run(env_file=args.env_file, db=args.db, http=args.http))
+@click.command()
+@click.option("--http", is_flag=True, help="check for HTTP mode even if SLACK_APP_TOKEN is set")
+@click.option("--env-file", default=".env", show_default=True, help=ENV_FILE_HELP)
+@db_option()
+@click.pass_context
+def doctor(ctx: click.Context, http: bool, env_file: str, db: str | None) -> None:
+    """check settings, Slack token and scopes, database and sync; one line each
+
+    A malformed setting is a failed check here, not an error: doctor is what finds it.
+    """
+    checks = asyncio.run(doctors.run(env_file=env_file, db=db, http=http))
     for check in checks:
-        _out(check.line())
+        click.echo(check.line())
     failed = [c for c in checks if c.status == "fail"]
-    _out(f"{len(failed)} check(s) failed" if failed else "all checks passed")
-    return EXIT_FAIL if failed else EXIT_OK
+    click.echo(f"{len(failed)} check(s) failed" if failed else "all checks passed")
+    if failed:
+        ctx.exit(EXIT_FAIL)
+
+
+COMMANDS = (sync, backup, restore, doctor)

@@ -1,6 +1,6 @@
 """`errfix serve`: Socket Mode when SLACK_APP_TOKEN is set (and --http is not given), else HTTP.
 
-Wire it into bot/cli.py's `build_parser` with `register(add)`. Settings errors raise
+The command and its options are bot/cli/serve.py; this is what it runs. Settings errors raise
 `ConfigError` (an `ErrfixError`), which the CLI prints as one line with exit code 2.
 
 On SIGTERM or SIGINT errfix stops taking events (closes the socket, or stops listening), lets the
@@ -9,18 +9,16 @@ events already taken finish for up to ERRFIX_SHUTDOWN_TIMEOUT seconds, then clos
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import signal
 import time
-from collections.abc import Callable
 
 import aiohttp
 from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 
-from bot.config import Settings, load_settings
+from bot.config import Settings
 from bot.serve.http import ops_app, web_app
 from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
@@ -30,38 +28,22 @@ from bot.slack.deps import Activity
 from bot.telemetry import logs
 from bot.telemetry.metrics import Metrics
 
-Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 DEFAULT_HTTP_PORT = 3000
 log = logging.getLogger("errfix.serve")
 
 
-def register(add: Add) -> None:
-    """Add the `serve` subcommand through bot.cli.main's `add(name, handler, help)`."""
-    p = add("serve", cmd_serve, "run the Slack bot (Socket Mode if SLACK_APP_TOKEN is set, else HTTP)")
-    p.add_argument("--http", action="store_true", help="serve the Events API over HTTP even if SLACK_APP_TOKEN is set")
-    p.add_argument("--host", default="0.0.0.0", help="HTTP address to listen on (default: 0.0.0.0)")
-    p.add_argument(
-        "--port",
-        type=int,
-        default=None,
-        help=f"HTTP port (default: {DEFAULT_HTTP_PORT}); in Socket Mode, serve /healthz and /metrics on it",
-    )
-    p.add_argument("--env-file", default=".env", help="settings file read under the environment (default: .env)")
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    settings = load_settings(env_file=args.env_file, db=args.db)
-    settings.require_slack(http=args.http)
+def run(settings: Settings, *, http: bool, host: str, port: int | None) -> None:
+    """Serve with these settings until SIGINT or SIGTERM (`http`: the Events API even in Socket Mode)."""
+    settings.require_slack(http=http)
     logs.configure(fmt=settings.log_format, secrets=settings.secrets, log_pastes=settings.log_pastes)
     metrics = Metrics(settings.db_path)
     errfix = serve_errfix(settings, metrics)
     try:
-        http = args.http or not settings.socket_mode
-        port = args.port if args.port is not None or not http else DEFAULT_HTTP_PORT
-        asyncio.run(serve(settings, errfix, metrics, http=http, host=args.host, port=port))
+        over_http = http or not settings.socket_mode
+        port = port if port is not None or not over_http else DEFAULT_HTTP_PORT
+        asyncio.run(serve(settings, errfix, metrics, http=over_http, host=host, port=port))
     finally:
         errfix.close()
-    return 0
 
 
 def serve_errfix(settings: Settings, metrics: Metrics) -> AsyncErrfix:

@@ -22,7 +22,7 @@ from bot.core.records import Record
 from bot.store import open_store
 from bot.store.learning import Learning
 from bot.store.store import Store
-from tests.conftest import CliRunner, Result, copy_db, minimal, write_jsonl
+from tests.conftest import Cli, Result, copy_db, minimal, write_jsonl
 
 SOURCES = ("dotenv", "environment", "flag")
 MARK = "where/am-i"
@@ -128,7 +128,7 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 Check = Callable[[Result, Dbs], None]
 
 
-def _import(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _import(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("import", write_jsonl(d.tmp / "new.jsonl", [minimal("where/new")]), *argv)
 
 
@@ -136,7 +136,7 @@ def _imported(r: Result, d: Dbs) -> None:
     assert has(d.used, "where/new") and not any(has(p, "where/new") for p in d.others)
 
 
-def _export(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _export(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("export", *argv)
 
 
@@ -145,7 +145,7 @@ def _exported(r: Result, d: Dbs) -> None:
     assert rows[MARK]["root_cause"] == f"from {d.chosen}"
 
 
-def _match(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _match(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("match", "--json", *argv, stdin=PASTE)
 
 
@@ -153,7 +153,7 @@ def _matched(r: Result, d: Dbs) -> None:
     assert r.json()["matches"][0]["root_cause"] == f"from {d.chosen}"
 
 
-def _search(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _search(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("search", "where/am-i", "--json", *argv)
 
 
@@ -162,7 +162,7 @@ def _found(r: Result, d: Dbs) -> None:
     assert hit["root_cause"] == f"from {d.chosen}"
 
 
-def _show(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _show(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("show", MARK, "--json", *argv)
 
 
@@ -170,7 +170,7 @@ def _shown(r: Result, d: Dbs) -> None:
     assert r.json()["root_cause"] == f"from {d.chosen}"
 
 
-def _stats(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _stats(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("stats", "--json", *argv)
 
 
@@ -179,7 +179,7 @@ def _counted(r: Result, d: Dbs) -> None:
     assert all(count(p) != count(d.used) for p in d.others)
 
 
-def _learned(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _learned(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("learned", "--json", *argv)
 
 
@@ -187,7 +187,7 @@ def _listed(r: Result, d: Dbs) -> None:
     assert [a["user_id"] for a in r.json()["aliases"]] == [f"U_{d.chosen.upper()}"]
 
 
-def _unlearn(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _unlearn(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("unlearn", "alias", MARK, ALIAS, *argv)
 
 
@@ -195,8 +195,8 @@ def _forgot(r: Result, d: Dbs) -> None:
     assert aliases(d.used) == 0 and [aliases(p) for p in d.others] == [1, 1]
 
 
-def _sync(url: str) -> Callable[[CliRunner, Dbs, list[str]], Result]:
-    def run(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _sync(url: str) -> Callable[[Cli, Dbs, list[str]], Result]:
+    def run(cli: Cli, d: Dbs, argv: list[str]) -> Result:
         return cli("sync", url, *argv)
 
     return run
@@ -206,7 +206,7 @@ def _synced(r: Result, d: Dbs) -> None:
     assert has(d.used, "up/synced") and not any(has(p, "up/synced") for p in d.others)
 
 
-def _backup(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _backup(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("backup", d.tmp / "copy.db", *argv)
 
 
@@ -214,7 +214,7 @@ def _backed_up(r: Result, d: Dbs) -> None:
     assert root_cause(d.tmp / "copy.db") == f"from {d.chosen}"
 
 
-def _restore(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _restore(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     saved = make_db(d.paths["flag"], d.tmp / "saved.db", "the backup", fillers=0)
     return cli("restore", saved, *argv)
 
@@ -224,7 +224,7 @@ def _restored(r: Result, d: Dbs) -> None:
     assert [root_cause(p) for p in d.others] == [f"from {s}" for s in SOURCES if s != d.chosen]
 
 
-def _doctor(cli: CliRunner, d: Dbs, argv: list[str]) -> Result:
+def _doctor(cli: Cli, d: Dbs, argv: list[str]) -> Result:
     return cli("doctor", *argv)
 
 
@@ -249,7 +249,7 @@ COMMANDS: dict[str, tuple[Callable[..., Result], Check, int]] = {
 
 
 @pytest.mark.parametrize("command", [*COMMANDS, "sync"])
-def test_every_command_uses_the_database_errfix_db_names(command: str, dbs: Dbs, cli: CliRunner, upstream: str) -> None:
+def test_every_command_uses_the_database_errfix_db_names(command: str, dbs: Dbs, cli: Cli, upstream: str) -> None:
     run, check, code = (_sync(upstream), _synced, 0) if command == "sync" else COMMANDS[command]
     argv = ["--db", str(dbs.paths["flag"])] if dbs.chosen == "flag" else []
     r = run(cli, dbs, argv)
@@ -276,7 +276,7 @@ def test_every_command_uses_the_database_errfix_db_names(command: str, dbs: Dbs,
     ids=lambda argv: argv[0],
 )
 def test_a_malformed_setting_stops_every_command_with_one_line(
-    argv: list[str], cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    argv: list[str], cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write_jsonl(tmp_path / "records.jsonl", [minimal("bad/settings")])

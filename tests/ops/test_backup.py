@@ -15,10 +15,10 @@ from bot.ops.backup import backup, inspect, restore
 from bot.store import open_store
 from bot.store.schema import SCHEMA_VERSION
 from bot.store.store import Store
-from tests.conftest import CliRunner, db_state, minimal
+from tests.conftest import Cli, db_state, minimal
 
 
-def test_backup_and_restore_round_trip_through_the_cli(db: Path, tmp_path: Path, cli: CliRunner) -> None:
+def test_backup_and_restore_round_trip_through_the_cli(db: Path, tmp_path: Path, cli: Cli) -> None:
     assert cli("stats", "--db", db).code == 0  # a new, seeded database
     copy = tmp_path / "backups" / "errfix.bak"
     copy.parent.mkdir()
@@ -71,7 +71,7 @@ def test_a_backup_is_consistent_while_another_connection_writes(db: Path, tmp_pa
     assert counts == sorted(counts)
 
 
-def test_restore_refuses_a_file_that_is_not_an_errfix_database(db: Path, tmp_path: Path, cli: CliRunner) -> None:
+def test_restore_refuses_a_file_that_is_not_an_errfix_database(db: Path, tmp_path: Path, cli: Cli) -> None:
     open_store(db).close()
     before = db_state(db)
     text = tmp_path / "notes.txt"
@@ -114,7 +114,7 @@ def test_restore_upgrades_a_backup_with_an_older_schema(db: Path, tmp_path: Path
     assert info.schema_version == SCHEMA_VERSION
 
 
-def test_backup_refuses_to_overwrite_the_database_itself(db: Path, cli: CliRunner) -> None:
+def test_backup_refuses_to_overwrite_the_database_itself(db: Path, cli: Cli) -> None:
     open_store(db).close()
     r = cli("backup", db, "--db", db)
     assert r.code == 2 and "the database itself" in r.err

@@ -12,7 +12,7 @@ import pytest
 from bot.fakeslack.web_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from bot.ops import doctor
 from bot.store import open_store
-from tests.conftest import CliRunner
+from tests.conftest import Cli
 from tests.slack.test_manifest import listed
 
 CHECKS = [
@@ -61,7 +61,7 @@ def test_the_scopes_doctor_wants_are_the_manifests() -> None:
 
 
 async def test_every_check_passes_against_the_fake_slack(
-    fake: FakeSlack, db: Path, cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeSlack, db: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     open_store(db).close()
     env_file = tmp_path / ".env"

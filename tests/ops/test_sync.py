@@ -18,7 +18,7 @@ from bot.service.errfix import Errfix
 from bot.store import open_store
 from bot.store.store import Store
 from bot.store.upstream import Upstreams
-from tests.conftest import CliRunner, db_state, full, minimal
+from tests.conftest import Cli, db_state, full, minimal
 from tests.ops.conftest import Upstream, upstream_records
 
 T = TypeVar("T")
@@ -108,7 +108,7 @@ async def test_upstream_changes_are_counted_and_votes_and_learned_aliases_stay(u
 
 
 async def test_a_sync_never_removes_seeds_or_records_imported_by_hand(
-    upstream: Upstream, db: Path, tmp_path: Path, cli: CliRunner
+    upstream: Upstream, db: Path, tmp_path: Path, cli: Cli
 ) -> None:
     own = tmp_path / "own.jsonl"
     own.write_text(json.dumps(minimal("team/own")) + "\n", encoding="utf-8")
@@ -228,7 +228,7 @@ def test_urls_are_shown_without_credentials_or_query() -> None:
 # ---- the command ---------------------------------------------------------------------------
 
 
-async def test_errfix_sync_prints_the_counts_and_exit_codes(upstream: Upstream, db: Path, cli: CliRunner) -> None:
+async def test_errfix_sync_prints_the_counts_and_exit_codes(upstream: Upstream, db: Path, cli: Cli) -> None:
     """The command in a thread: the upstream server runs on this test's event loop."""
     upstream.serve_records(upstream_records())
     r = await asyncio.to_thread(cli, "sync", upstream.url(), "--db", db)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import json
 from collections.abc import Callable
 from typing import Any
 
-from bot.cli.main import main
 from bot.fakeslack.web_api import User
 from bot.store.store import Store
+from tests.conftest import invoke
 from tests.slack.conftest import ALICE, BOB, CHANNEL, RECORD, ROBOT, Bot, all_text, buttons, slack_escape
 
 
@@ -34,10 +32,9 @@ def current(bot: Bot, answer: dict[str, Any]) -> dict[str, Any]:
 
 
 def show_json(db: str) -> dict[str, Any]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["show", RECORD, "--json", "--db", db]) == 0
-    data: dict[str, Any] = json.loads(out.getvalue())
+    r = invoke("show", RECORD, "--json", "--db", db)
+    assert r.code == 0, r.err
+    data: dict[str, Any] = r.json()
     return data
 
 

@@ -15,12 +15,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.cli.main import main
 from bot.core.records import FIELDS, Record
 from bot.service.errfix import Errfix
 from bot.store.files import load
 from bot.store.store import Store
-from tests.conftest import CORPUS_SIZE, copy_db, read_jsonl, write_json, write_jsonl
+from tests.conftest import CORPUS_SIZE, copy_db, invoke, read_jsonl, write_json, write_jsonl
 
 # ---- strategies ---------------------------------------------------------------------------------
 
@@ -157,8 +156,8 @@ def test_generated_records_through_the_command_line(records: list[dict[str, Any]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         db, out = folder / "cli.db", folder / "out.jsonl"
-        assert main(["import", str(write_jsonl(folder / "in.jsonl", records)), "--db", str(db)]) == 0
-        assert main(["export", "--db", str(db), "-o", str(out)]) == 0
+        assert invoke("import", write_jsonl(folder / "in.jsonl", records), "--db", db).code == 0
+        assert invoke("export", "--db", db, "-o", out).code == 0
         exported = {row["id"]: row for row in read_jsonl(out)}
         for raw in records:  # the database also holds the bundled seeds
             assert exported[raw["id"]] == Record.model_validate(raw).to_json()
@@ -187,7 +186,7 @@ def test_the_corpus_through_errfix_export_file(
     tmp_path: Path, corpus_db: Path, corpus_records: list[dict[str, Any]]
 ) -> None:
     out = tmp_path / "export.jsonl"
-    assert main(["export", "--db", str(corpus_db), "-o", str(out)]) == 0
+    assert invoke("export", "--db", corpus_db, "-o", out).code == 0
     assert not (tmp_path / "export.jsonl.tmp").exists()
     by_id = {row["id"]: row for row in read_jsonl(out)}
     assert [by_id[r["id"]] for r in corpus_records] == corpus_records

@@ -1,12 +1,11 @@
-"""The `errfix` command-line contract: what other tools and checks call, exactly as documented.
+"""`errfix import`, `export` and `stats`: all-or-nothing imports, one clear line per bad file.
 
-Most tests call `bot.cli.main.main` in-process (fast); the ones about stderr and tracebacks, and the
-issue's done-when check, run `python -m bot` in a subprocess, the real entry point.
+Most tests run the CLI in-process through click's CliRunner (fast); the ones about stderr and
+tracebacks, and the issue's done-when check, run `python -m bot` in a subprocess, the real entry point.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
@@ -14,40 +13,24 @@ from typing import Any
 
 import pytest
 
-from bot.cli.main import build_parser
 from bot.core.records import Record
 from bot.core.views import workaround_key
 from bot.store.store import Store
+from tests.cli.conftest import NAN_PASTE, check_match_shape, no_traceback
 from tests.conftest import (
     CORPUS_SIZE,
     PROBLEM_LINE,
     SEED_ID,
-    CliRunner,
+    Cli,
     db_state,
     full,
     minimal,
     run_module,
-    seed_json,
     write_json,
     write_jsonl,
 )
 
-NAN_PASTE = "RuntimeError: Loss is NaN or Inf at step 1000"
 SUMMARY = re.compile(r"^errfix: \d+ problem\(s\) in the records; nothing was written$")
-
-
-@pytest.fixture
-def seeded_db(tmp_path: Path, cli: CliRunner) -> Path:
-    """A database with the bundled seeds and two records of our own."""
-    db = tmp_path / "seeded.db"
-    own_a = full("own/a", signature="OwnError: the team's own error", regex="OwnError: the team")
-    r = cli("import", write_jsonl(tmp_path / "own.jsonl", [own_a, minimal("own/b")]), "--db", db)
-    assert r.code == 0, r.err
-    return db
-
-
-def _no_traceback(err: str) -> None:
-    assert "Traceback" not in err and 'File "' not in err, err
 
 
 # ---- import: all or nothing ---------------------------------------------------------------------
@@ -74,7 +57,7 @@ def _mixed_files(tmp_path: Path) -> tuple[list[Path], list[str], list[str]]:
     return [a, b], ["new/1", "new/3", "new/4", "new/5"], problems
 
 
-def test_one_invalid_record_and_nothing_is_written(tmp_path: Path, cli: CliRunner, seeded_db: Path) -> None:
+def test_one_invalid_record_and_nothing_is_written(tmp_path: Path, cli: Cli, seeded_db: Path) -> None:
     paths, _, problems = _mixed_files(tmp_path)
     before = db_state(seeded_db)
     r = cli("import", *paths, "--db", seeded_db)
@@ -87,16 +70,14 @@ def test_one_invalid_record_and_nothing_is_written(tmp_path: Path, cli: CliRunne
     assert db_state(seeded_db) == before
 
 
-def test_a_refused_import_does_not_create_the_database(tmp_path: Path, cli: CliRunner) -> None:
+def test_a_refused_import_does_not_create_the_database(tmp_path: Path, cli: Cli) -> None:
     paths, _, _ = _mixed_files(tmp_path)
     db = tmp_path / "never.db"
     assert cli("import", *paths, "--db", db).code == 2
     assert not db.exists()
 
 
-def test_skip_invalid_imports_the_valid_ones_and_lists_the_rest(
-    tmp_path: Path, cli: CliRunner, seeded_db: Path
-) -> None:
+def test_skip_invalid_imports_the_valid_ones_and_lists_the_rest(tmp_path: Path, cli: Cli, seeded_db: Path) -> None:
     paths, valid, problems = _mixed_files(tmp_path)
     before = db_state(seeded_db)
     assert before is not None
@@ -116,7 +97,7 @@ def test_skip_invalid_imports_the_valid_ones_and_lists_the_rest(
         store.close()
 
 
-def test_duplicate_ids_in_one_import_are_an_error(tmp_path: Path, cli: CliRunner, seeded_db: Path) -> None:
+def test_duplicate_ids_in_one_import_are_an_error(tmp_path: Path, cli: Cli, seeded_db: Path) -> None:
     a = write_jsonl(tmp_path / "a.jsonl", [minimal("dup/x"), minimal("dup/y")])
     b = write_json(tmp_path / "b.json", minimal("dup/x", root_cause="the other one"))
     before = db_state(seeded_db)
@@ -126,7 +107,7 @@ def test_duplicate_ids_in_one_import_are_an_error(tmp_path: Path, cli: CliRunner
     assert db_state(seeded_db) == before
 
 
-def test_reimport_is_an_idempotent_upsert_that_keeps_votes(tmp_path: Path, cli: CliRunner, seeded_db: Path) -> None:
+def test_reimport_is_an_idempotent_upsert_that_keeps_votes(tmp_path: Path, cli: Cli, seeded_db: Path) -> None:
     path = write_jsonl(tmp_path / "team.jsonl", [full("team/nan")])
     assert cli("import", path, "--db", seeded_db).code == 0
     rec = Record.model_validate(full("team/nan"))
@@ -195,7 +176,7 @@ def test_bad_files_are_one_clear_line_and_leave_the_database_unchanged(
     before = db_state(seeded_db)
     r = run_module("import", path, "--db", seeded_db)
     assert r.code == 2
-    _no_traceback(r.err)
+    no_traceback(r.err)
     assert r.err_lines[0] == f"{path}{message}"
     assert len(r.err_lines) == 2 and SUMMARY.match(r.err_lines[1])
     assert r.out == ""
@@ -212,7 +193,7 @@ def test_bad_arguments_are_one_line_too(tmp_path: Path, seeded_db: Path) -> None
     for argv, message in cases:
         r = run_module(*argv, "--db", seeded_db)
         assert r.code == 2, argv
-        _no_traceback(r.err)
+        no_traceback(r.err)
         assert len(r.err_lines) == 1, r.err
         if message:
             assert r.err_lines[0] == message
@@ -225,118 +206,14 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path: Path) -> None:
     notes.write_text("not a database\n" * 200)
     r = run_module("stats", "--db", notes)
     assert r.code == 2
-    _no_traceback(r.err)
+    no_traceback(r.err)
     assert len(r.err_lines) == 1 and "not a usable errfix database" in r.err
 
 
-# ---- match ------------------------------------------------------------------------------------------
+# ---- stats ----------------------------------------------------------------------------------------
 
 
-def _check_match_shape(result: dict[str, Any]) -> None:
-    assert isinstance(result["is_error"], bool) and isinstance(result["reply"], bool)
-    assert isinstance(result["matches"], list)
-    scores = [m["score"] for m in result["matches"]]
-    assert scores == sorted(scores, reverse=True)
-    for m in result["matches"]:
-        assert {"id", "score", "signature", "root_cause", "workarounds", "dead_ends"} <= set(m)
-        assert isinstance(m["id"], str) and isinstance(m["signature"], str) and isinstance(m["root_cause"], str)
-        assert isinstance(m["score"], float | int) and 0.0 <= m["score"] <= 1.0
-        assert isinstance(m["dead_ends"], list)
-        for w in m["workarounds"]:
-            assert {"action", "how", "success_rate", "votes_up", "votes_down"} <= set(w)
-            assert 0.0 <= w["success_rate"] <= 1.0
-            assert isinstance(w["votes_up"], int) and isinstance(w["votes_down"], int)
-
-
-def test_match_json_shape(cli: CliRunner, seeded_db: Path) -> None:
-    r = cli("match", "--json", "--db", seeded_db, stdin=f"Traceback (most recent call last):\n{NAN_PASTE}\n")
-    assert r.code == 0
-    result = r.json()
-    assert set(result) == {"is_error", "reply", "matches"}
-    _check_match_shape(result)
-    assert result["is_error"] is True
-    assert result["matches"][0]["id"] == SEED_ID
-    assert result["matches"][0]["workarounds"], "the seed has workarounds"
-
-
-def test_match_text_without_an_error(cli: CliRunner, seeded_db: Path) -> None:
-    r = cli("match", "--json", "--db", seeded_db, stdin="lunch at noon? the new place on 5th street\n")
-    assert r.code == 0
-    result = r.json()
-    _check_match_shape(result)
-    assert result["is_error"] is False and result["reply"] is False
-
-
-def test_match_readable_answer_names_the_record(cli: CliRunner, seeded_db: Path) -> None:
-    r = cli("match", "--db", seeded_db, stdin=NAN_PASTE)
-    assert r.code == 0 and SEED_ID in r.out
-
-
-def test_match_jsonl_batch_keeps_order_and_ids(cli: CliRunner, seeded_db: Path) -> None:
-    items = [
-        {"id": "first", "text": NAN_PASTE},
-        {"id": 2, "text": "good morning everyone"},
-        {"id": None, "text": ""},
-        {"id": "last", "text": f'Traceback (most recent call last):\n  File "train.py", line 9\n{NAN_PASTE}'},
-    ]
-    stdin = "\n".join(json.dumps(i) for i in items[:2]) + "\n\n" + "\n".join(json.dumps(i) for i in items[2:]) + "\n"
-    r = cli("match", "--jsonl", "--db", seeded_db, stdin=stdin)
-    assert r.code == 0, r.err
-    rows = [json.loads(line) for line in r.out.splitlines()]
-    assert [row["id"] for row in rows] == ["first", 2, None, "last"]
-    for row in rows:
-        assert set(row) == {"id", "is_error", "reply", "matches"}
-        _check_match_shape(row)
-    assert rows[0]["matches"][0]["id"] == SEED_ID and rows[3]["matches"][0]["id"] == SEED_ID
-
-
-@pytest.mark.parametrize("bad", ['{"id": 1}', "not json", '{"id": 1, "text": 5}', "[1, 2]", '"text"'])
-def test_match_jsonl_bad_line_is_one_line_exit_2(cli: CliRunner, seeded_db: Path, bad: str) -> None:
-    r = cli("match", "--jsonl", "--db", seeded_db, stdin=json.dumps({"id": "ok", "text": "x"}) + "\n" + bad + "\n")
-    assert r.code == 2
-    assert r.err_lines == ["errfix: stdin:2: expected a JSON object with a string 'text'"]
-
-
-# ---- show, search, stats ---------------------------------------------------------------------------------
-
-
-def test_show_json_has_current_rates_and_votes_per_workaround(cli: CliRunner, seeded_db: Path) -> None:
-    before = cli("show", SEED_ID, "--json", "--db", seeded_db).json()
-    seed = seed_json()
-    assert {k: before[k] for k in seed if k != "workarounds"} == {k: v for k, v in seed.items() if k != "workarounds"}
-    assert [w["action"] for w in before["workarounds"]] == [w["action"] for w in seed["workarounds"]]
-    for w in before["workarounds"]:
-        assert (w["votes_up"], w["votes_down"]) == (0, 0)
-        assert 0.0 <= w["success_rate"] <= 1.0
-
-    target = seed["workarounds"][1]["action"]
-    store = Store(seeded_db)
-    for user in ("U1", "U2", "U3", "U4", "U5"):
-        store.vote("C1:9.0", SEED_ID, workaround_key(target), user, 1)
-    store.close()
-    after = cli("show", SEED_ID, "--json", "--db", seeded_db).json()
-    [old] = [w for w in before["workarounds"] if w["action"] == target]
-    [new] = [w for w in after["workarounds"] if w["action"] == target]
-    assert (new["votes_up"], new["votes_down"]) == (5, 0)
-    assert new["success_rate"] > old["success_rate"]  # five "worked" votes raise it
-
-
-def test_show_readable(cli: CliRunner, seeded_db: Path) -> None:
-    r = cli("show", SEED_ID, "--db", seeded_db)
-    assert r.code == 0 and SEED_ID in r.out
-
-
-def test_search_json(cli: CliRunner, seeded_db: Path) -> None:
-    r = cli("search", "loss", "nan", "--json", "--db", seeded_db)
-    assert r.code == 0
-    result = r.json()
-    assert result["query"] == "loss nan"
-    assert result["matches"][0]["id"] == SEED_ID
-    for m in result["matches"]:
-        assert 0.0 <= m["score"] <= 1.0
-
-
-def test_stats(cli: CliRunner, seeded_db: Path) -> None:
+def test_stats(cli: Cli, seeded_db: Path) -> None:
     store = Store(seeded_db)
     rec = store.get("own/a")
     store.vote("C:1", "own/a", workaround_key(rec.workarounds[0].action), "U1", 1)
@@ -356,7 +233,7 @@ def test_stats(cli: CliRunner, seeded_db: Path) -> None:
 # ---- database path: --db, else ERRFIX_DB, else ./errfix.db -------------------------------------------------
 
 
-def test_db_path_precedence(tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_db_path_precedence(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     record = write_jsonl(tmp_path / "r.jsonl", [minimal("where/am-i")])
     flag, env = tmp_path / "flag.db", tmp_path / "env.db"
     for name in ("cwd1", "cwd2", "cwd3"):
@@ -384,37 +261,6 @@ def test_db_path_precedence(tmp_path: Path, cli: CliRunner, monkeypatch: pytest.
     assert cli("show", "where/am-i", "--json").code == 2  # cwd3 has no errfix.db yet: a new, seeded one
 
 
-# ---- every command documents itself ------------------------------------------------------------------------
-
-
-def _commands() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
-    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return dict(sub.choices)
-
-
-def test_the_contract_commands_exist() -> None:
-    assert {"import", "export", "match", "search", "show", "stats"} <= set(_commands())
-
-
-@pytest.mark.parametrize("command", sorted(_commands()))
-def test_every_command_has_help(command: str, cli: CliRunner) -> None:
-    with pytest.raises(SystemExit) as info:
-        cli(command, "--help")
-    assert info.value.code == 0
-
-
-def test_help_texts(capsys: pytest.CaptureFixture[str]) -> None:
-    for name, sub in _commands().items():
-        text = sub.format_help()
-        assert text.startswith(f"usage: errfix {name}"), name
-        assert "--db" in text, name
-        assert sub.description, f"{name} has no description"
-    top = build_parser().format_help()
-    for name in _commands():
-        assert name in top
-
-
 # ---- the issue's done-when check ----------------------------------------------------------------------------
 
 
@@ -422,23 +268,11 @@ def test_done_when_corpus_import_then_match_puts_the_seed_first(tmp_path: Path, 
     db = tmp_path / "x.db"
     r = run_module("import", corpus_path, "--db", db)
     assert r.code == 0, r.err
-    _no_traceback(r.err)
+    no_traceback(r.err)
     assert f"imported {CORPUS_SIZE} record(s): {CORPUS_SIZE} added" in r.out
     r = run_module("match", "--json", "--db", db, stdin=NAN_PASTE + "\n")
     assert r.code == 0, r.err
     result = r.json()
-    _check_match_shape(result)
+    check_match_shape(result)
     assert result["matches"][0]["id"] == SEED_ID
     assert result["is_error"] is True
-
-
-def test_corpus_db_answers_a_batch(cli: CliRunner, corpus_db: Path, corpus_records: list[dict[str, Any]]) -> None:
-    """Batch mode over the full corpus: every line answered, in order, with well-formed matches."""
-    picks = corpus_records[::250]
-    stdin = "".join(json.dumps({"id": r["id"], "text": r["signature"]}) + "\n" for r in picks)
-    r = cli("match", "--jsonl", "--db", corpus_db, stdin=stdin)
-    assert r.code == 0, r.err
-    rows = [json.loads(line) for line in r.out.splitlines()]
-    assert [row["id"] for row in rows] == [p["id"] for p in picks]
-    for row in rows:
-        _check_match_shape(row)

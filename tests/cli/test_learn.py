@@ -14,7 +14,7 @@ from bot.core.views import workaround_key
 from bot.store import open_store
 from bot.store.learning import Learning, Paste
 from bot.store.store import Store
-from tests.conftest import SEED_ID, CliRunner, read_jsonl, run_module, seed_json
+from tests.conftest import SEED_ID, Cli, read_jsonl, run_module, seed_json
 
 LINE = "TrainingAbortError: objective went non-finite after 1000 steps"
 
@@ -40,14 +40,14 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def _show(cli: CliRunner, db: Path) -> list[tuple[str, float, int]]:
+def _show(cli: Cli, db: Path) -> list[tuple[str, float, int]]:
     """`errfix show SEED --json`: (action, success_rate, rank) per workaround, in record order."""
     r = cli("show", SEED_ID, "--json", "--db", db)
     assert r.code == 0, r.err
     return [(w["action"], w["success_rate"], w["rank"]) for w in r.json()["workarounds"]]
 
 
-def _top_first(cli: CliRunner, db: Path) -> str:
+def _top_first(cli: Cli, db: Path) -> str:
     return min(_show(cli, db), key=lambda w: w[2])[0]
 
 
@@ -83,7 +83,7 @@ def test_three_didnt_work_on_the_top_workaround_put_another_above_it(tmp_path: P
 # ---- learned / unlearn ----------------------------------------------------------------------------------
 
 
-def test_learned_lists_aliases_and_rejections_with_who_when_and_how_to_undo(cli: CliRunner, db: Path) -> None:
+def test_learned_lists_aliases_and_rejections_with_who_when_and_how_to_undo(cli: Cli, db: Path) -> None:
     r = cli("learned", "--db", db)
     assert r.code == 0, r.err
     assert "learned aliases: 1" in r.out and "rejections (Not this error): 1" in r.out
@@ -101,7 +101,7 @@ def test_learned_lists_aliases_and_rejections_with_who_when_and_how_to_undo(cli:
     }
 
 
-def test_unlearn_removes_one_lesson_and_the_matcher_forgets_it(cli: CliRunner, db: Path) -> None:
+def test_unlearn_removes_one_lesson_and_the_matcher_forgets_it(cli: Cli, db: Path) -> None:
     paste = f"epoch 3:\n{LINE}"
     assert cli("match", "--json", "--db", db, stdin=paste).json()["matches"][0]["id"] == SEED_ID
     r = cli("unlearn", "alias", SEED_ID, LINE, "--db", db)
@@ -124,9 +124,7 @@ def test_unlearn_removes_one_lesson_and_the_matcher_forgets_it(cli: CliRunner, d
         (["unlearn", "alias", SEED_ID, LINE, "--user", "U_ALICE"], "errfix: --user is for rejections"),
     ],
 )
-def test_unlearning_what_is_not_there_is_one_line_and_exit_2(
-    cli: CliRunner, db: Path, argv: list[str], message: str
-) -> None:
+def test_unlearning_what_is_not_there_is_one_line_and_exit_2(cli: Cli, db: Path, argv: list[str], message: str) -> None:
     r = cli(*argv, "--db", db)
     assert r.code == 2 and r.out == "" and r.err.startswith(message) and len(r.err_lines) == 1
     assert len(cli("learned", "--json", "--db", db).json()["aliases"]) == 1  # nothing removed
@@ -135,20 +133,20 @@ def test_unlearning_what_is_not_there_is_one_line_and_exit_2(
 # ---- export and import of what was learned ---------------------------------------------------------------
 
 
-def _voted(tmp_path: Path, cli: CliRunner) -> Path:
+def _voted(tmp_path: Path, cli: Cli) -> Path:
     db = tmp_path / "a.db"
     assert cli("stats", "--db", db).code == 0  # seeds it
     _vote(db, [("U1", 2, -1), ("U2", 2, -1), ("U3", 2, -1), ("U1", 0, 1), ("U4", 1, 1), ("U5", 1, -1)])
     return db
 
 
-def _export(cli: CliRunner, db: Path, out: Path) -> dict[str, dict[str, Any]]:
+def _export(cli: Cli, db: Path, out: Path) -> dict[str, dict[str, Any]]:
     r = cli("export", "--db", db, "-o", out)
     assert r.code == 0, r.err
     return {row["id"]: row for row in read_jsonl(out)}
 
 
-def test_an_export_imported_into_a_new_database_shows_the_same_rates_and_order(tmp_path: Path, cli: CliRunner) -> None:
+def test_an_export_imported_into_a_new_database_shows_the_same_rates_and_order(tmp_path: Path, cli: Cli) -> None:
     db = _voted(tmp_path, cli)
     shown = _show(cli, db)
     rows = _export(cli, db, tmp_path / "export.jsonl")
@@ -161,7 +159,7 @@ def test_an_export_imported_into_a_new_database_shows_the_same_rates_and_order(t
     assert cli("stats", "--json", "--db", new).json()["votes_down"] == 0
 
 
-def test_reimporting_an_export_into_the_same_database_changes_nothing(tmp_path: Path, cli: CliRunner) -> None:
+def test_reimporting_an_export_into_the_same_database_changes_nothing(tmp_path: Path, cli: Cli) -> None:
     db = _voted(tmp_path, cli)
     shown = _show(cli, db)
     _export(cli, db, tmp_path / "export.jsonl")
@@ -172,7 +170,7 @@ def test_reimporting_an_export_into_the_same_database_changes_nothing(tmp_path: 
     assert _export(cli, db, tmp_path / "again.jsonl") == _export(cli, db, tmp_path / "export.jsonl")
 
 
-def test_reimporting_an_updated_upstream_record_keeps_the_teams_votes(tmp_path: Path, cli: CliRunner) -> None:
+def test_reimporting_an_updated_upstream_record_keeps_the_teams_votes(tmp_path: Path, cli: Cli) -> None:
     db = _voted(tmp_path, cli)
     upstream = seed_json()
     upstream["root_cause"] = "updated upstream"
@@ -184,7 +182,7 @@ def test_reimporting_an_updated_upstream_record_keeps_the_teams_votes(tmp_path: 
     assert [(w["votes_up"], w["votes_down"]) for w in after["workarounds"]] == [(1, 0), (1, 1), (0, 3)]
 
 
-def test_export_votes_is_one_json_object_per_vote(tmp_path: Path, cli: CliRunner) -> None:
+def test_export_votes_is_one_json_object_per_vote(tmp_path: Path, cli: Cli) -> None:
     db = _voted(tmp_path, cli)
     r = cli("export", "--votes", "--db", db, "-o", tmp_path / "votes.jsonl")
     assert r.code == 0 and r.err == f"wrote 6 vote(s) to {tmp_path / 'votes.jsonl'}\n"

@@ -1,4 +1,4 @@
-"""`errfix lint`: each kind of quality problem is found on a small bad record, the bundled seeds are clean."""
+"""bot.store.lint: each kind of quality problem is found on a small bad record, the bundled seeds are clean."""
 
 from __future__ import annotations
 
@@ -10,12 +10,9 @@ from typing import Any
 
 import pytest
 
-from bot.cli.main import main
-from bot.core.records import Record
-from bot.store import open_store
 from bot.store.lint import adversarial_inputs, lint, literal_runs, redos_problem
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "seeds"
 USER_SEED = SEEDS / "pytorch" / "loss-nan-step.json"
 
@@ -36,13 +33,6 @@ def write(path: Path, value: Any) -> Path:
 
 def problems_of(tmp_path: Path, record: dict[str, Any]) -> list[str]:
     return lint([write(tmp_path / "rec.json", record)]).problems
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_good_record_has_no_problems(tmp_path: Path) -> None:
@@ -213,60 +203,3 @@ def test_adversarial_inputs_use_the_pattern_and_signature() -> None:
     inputs = dict(adversarial_inputs(r"Loss is (NaN|Inf)", "RuntimeError: Loss is NaN or Inf"))
     assert any(text.startswith("Loss is " + "nan" * 10) for text in inputs.values())
     assert any("RuntimeError: Loss is NaN or Inf RuntimeError" in text for text in inputs.values())
-
-
-# ---- the command ---------------------------------------------------------------------------------
-
-
-def test_cli_reports_one_line_per_problem_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write(tmp_path / "bad.json", good("test/bad", dead_ends=[], resolvable="yes"))
-    write(tmp_path / "ok.json", good("test/ok"))
-    code, out, err = run(capsys, "lint", tmp_path)
-    assert code == 2
-    lines = out.splitlines()
-    assert len(lines) == 2
-    assert all(line.startswith(f"{tmp_path / 'bad.json'}:1: test/bad: ") for line in lines)
-    assert "2 records, 2 problem(s)" in err
-
-
-def test_cli_clean_files_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write(tmp_path / "ok.json", good("test/ok"))
-    assert run(capsys, "lint", tmp_path) == (0, "1 records, no problems\n", "")
-
-
-def test_cli_db_links(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rec = write(tmp_path / "recs" / "a.json", good("test/a", transition_graph={"leads_to": ["team/other"]}))
-    code, out, _ = run(capsys, "lint", rec)
-    assert code == 2 and "unknown id 'team/other'" in out
-
-    db = tmp_path / "team.db"
-    store = open_store(db, seed=False)
-    store.import_records([Record.model_validate(good("team/other"))])
-    store.close()
-    assert run(capsys, "lint", rec, "--db", db)[:2] == (0, "1 records, no problems\n")
-
-
-def test_cli_db_that_does_not_exist_is_not_created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rec = write(tmp_path / "a.json", good("test/a"))
-    code, _, err = run(capsys, "lint", rec, "--db", tmp_path / "nope.db")
-    assert code == 2 and "no such database" in err
-    assert not (tmp_path / "nope.db").exists()
-
-
-def test_cli_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "lint", tmp_path / "missing")
-    assert code == 2 and "no such file or folder" in err
-
-
-def test_lint_has_help(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["lint", "--help"])
-    assert exc.value.code == 0
-    assert "quality problems" in capsys.readouterr().out
-
-
-def test_bundled_seeds_are_clean(capsys: pytest.CaptureFixture[str]) -> None:
-    """`errfix lint seeds/` reports nothing: the acceptance check of the seeds issue."""
-    code, out, err = run(capsys, "lint", SEEDS)
-    assert code == 0, out + err
-    assert out.endswith("records, no problems\n")

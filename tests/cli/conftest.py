@@ -1,0 +1,42 @@
+"""Fixtures and checks the CLI tests share: a seeded database, the shape of a match result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli, full, minimal, write_jsonl
+
+NAN_PASTE = "RuntimeError: Loss is NaN or Inf at step 1000"
+
+
+@pytest.fixture
+def seeded_db(tmp_path: Path, cli: Cli) -> Path:
+    """A database with the bundled seeds and two records of our own."""
+    db = tmp_path / "seeded.db"
+    own_a = full("own/a", signature="OwnError: the team's own error", regex="OwnError: the team")
+    r = cli("import", write_jsonl(tmp_path / "own.jsonl", [own_a, minimal("own/b")]), "--db", db)
+    assert r.code == 0, r.err
+    return db
+
+
+def no_traceback(err: str) -> None:
+    assert "Traceback" not in err and 'File "' not in err, err
+
+
+def check_match_shape(result: dict[str, Any]) -> None:
+    assert isinstance(result["is_error"], bool) and isinstance(result["reply"], bool)
+    assert isinstance(result["matches"], list)
+    scores = [m["score"] for m in result["matches"]]
+    assert scores == sorted(scores, reverse=True)
+    for m in result["matches"]:
+        assert {"id", "score", "signature", "root_cause", "workarounds", "dead_ends"} <= set(m)
+        assert isinstance(m["id"], str) and isinstance(m["signature"], str) and isinstance(m["root_cause"], str)
+        assert isinstance(m["score"], float | int) and 0.0 <= m["score"] <= 1.0
+        assert isinstance(m["dead_ends"], list)
+        for w in m["workarounds"]:
+            assert {"action", "how", "success_rate", "votes_up", "votes_down"} <= set(w)
+            assert 0.0 <= w["success_rate"] <= 1.0
+            assert isinstance(w["votes_up"], int) and isinstance(w["votes_down"], int)

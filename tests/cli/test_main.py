@@ -1,0 +1,49 @@
+"""The `errfix` group: every command documents itself, and errors become one line in one place."""
+
+from __future__ import annotations
+
+import click
+import pytest
+
+from bot.cli.main import errfix
+from tests.conftest import Cli, run_module
+
+COMMANDS = sorted(errfix.commands)
+
+
+def test_the_documented_commands_exist() -> None:
+    assert set(COMMANDS) == {
+        "import", "export", "match", "search", "show", "stats", "lint", "learned", "unlearn",
+        "serve", "sync", "backup", "restore", "doctor", "demo",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_text(name: str, cli: Cli) -> None:
+    command = errfix.commands[name]
+    assert command.help and command.help.strip(), f"{name} has no help text"
+    r = cli(name, "--help")
+    assert r.code == 0 and r.out.startswith(f"Usage: errfix {name}"), r.out
+    assert command.help.strip().splitlines()[0] in " ".join(r.out.split())
+    params = [p for p in command.params if isinstance(p, click.Option)]
+    assert all(p.help for p in params), f"{name}: an option without help"
+    if name != "lint":  # lint reads a database only when --db names one
+        assert "ERRFIX_DB" in r.out, name
+
+
+def test_the_top_help_lists_every_command(cli: Cli) -> None:
+    r = cli("--help")
+    assert r.code == 0
+    for name in COMMANDS:
+        assert f"\n  {name} " in r.out, name
+
+
+def test_an_errfix_error_is_one_line_on_stderr_and_exit_2() -> None:
+    r = run_module("show", "no/such-record", "--db", ":memory:")
+    assert (r.code, r.out, r.err) == (2, "", "errfix: no record with id 'no/such-record'\n")
+
+
+def test_a_usage_error_is_exit_2_with_the_usage(cli: Cli) -> None:
+    r = cli("unlearn", "lesson", "x", "y")
+    assert r.code == 2 and r.err.startswith("Usage: errfix unlearn") and "'lesson' is not one of" in r.err
+    assert cli("no-such-command").code == 2
