@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import click
 import pytest
 
@@ -47,3 +51,20 @@ def test_a_usage_error_is_exit_2_with_the_usage(cli: Cli) -> None:
     r = cli("unlearn", "lesson", "x", "y")
     assert r.code == 2 and r.err.startswith("Usage: errfix unlearn") and "'lesson' is not one of" in r.err
     assert cli("no-such-command").code == 2
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
+    """`errfix export | head -1`: the closed pipe ends the export quietly, exit code 0."""
+    db = tmp_path / "seeded.db"
+    assert run_module("stats", "--db", db).code == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "export", "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"{")
+    proc.stdout.close()  # far less than the seeds' export: the rest meets a closed pipe
+    assert proc.wait(timeout=120) == 0
+    assert proc.stderr.read() == b""
+    proc.stderr.close()

@@ -76,8 +76,7 @@ async def serve(tmp_path: Path, fake: FakeSlack) -> AsyncIterator[Any]:
             SLACK_BOT_TOKEN=BOT_TOKEN,
             SLACK_SIGNING_SECRET=SECRET,
             ERRFIX_SLACK_API_URL=fake.base_url,
-            ERRFIX_DB=str(tmp_path / "errfix.db"),
-            **env,
+            **{"ERRFIX_DB": str(tmp_path / "errfix.db"), **env},
         )
         with log.open("wb") as out:
             proc = await asyncio.create_subprocess_exec(
@@ -205,3 +204,13 @@ async def _has(errfix: AsyncErrfix, record_id: str) -> bool:
 
 async def _asked(upstream: Upstream) -> bool:
     return bool(upstream.requests)
+
+
+async def test_serve_finds_the_database_in_dotenv_and_a_flag_wins(serve: Any, tmp_path: Path) -> None:
+    """ERRFIX_DB from .env in the working directory, when the environment has none; --db over both."""
+    (tmp_path / ".env").write_text(f"ERRFIX_DB={tmp_path / 'dotenv.db'}\n", encoding="utf-8")
+    served = await serve(ERRFIX_DB="")  # empty counts as unset
+    assert (tmp_path / "dotenv.db").exists() and not (tmp_path / "errfix.db").exists()
+    assert await served.stop() == 0
+    await serve("--db", str(tmp_path / "flag.db"))
+    assert (tmp_path / "flag.db").exists() and not (tmp_path / "errfix.db").exists()
