@@ -15,7 +15,7 @@ ml-pastes-dev.jsonl. The "secrets" set is the same pastes with five fake secrets
 Stripe key, a Slack token, a URL password, `password=`) spliced into each, which makes every
 detector run and report. The bench checks that each spliced secret is gone, then times.
 Per paste, wall clock and process CPU time; on a shared machine the wall-clock tail includes
-waiting for a core.
+waiting for a core, so the targets are checked on CPU time (what one core spends).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def quantile(xs: list[float], q: float) -> float:
 def measure(pastes: list[str], passes: int) -> dict[str, float]:
     wall: list[float] = []
     cpu: list[float] = []
-    total_wall = 0.0
+    total_wall = total_cpu = 0.0
     for _ in range(passes):
         for text in pastes:
             w0, c0 = time.perf_counter(), time.process_time()
@@ -95,6 +95,7 @@ def measure(pastes: list[str], passes: int) -> dict[str, float]:
             wall.append((w1 - w0) * 1000)
             cpu.append((c1 - c0) * 1000)
             total_wall += w1 - w0
+            total_cpu += c1 - c0
     size = sum(len(t.encode("utf-8")) for t in pastes) * passes
     return {
         "pastes": len(pastes),
@@ -104,6 +105,7 @@ def measure(pastes: list[str], passes: int) -> dict[str, float]:
         "max_ms": max(wall),
         "cpu_p99_ms": quantile(cpu, 0.99),
         "mb_s": size / 1e6 / total_wall,
+        "cpu_mb_s": size / 1e6 / max(total_cpu, 1e-9),
     }
 
 
@@ -121,13 +123,13 @@ def main(argv: list[str] | None = None) -> int:
         redact(pastes[0])  # compile-time costs are not per paste
         r = measure(pastes, args.passes)
         p99_target, mbs_target = TARGETS[name]
-        good = r["p99_ms"] <= p99_target and r["mb_s"] >= mbs_target
+        good = r["cpu_p99_ms"] <= p99_target and r["cpu_mb_s"] >= mbs_target
         ok &= good
         print(
             f"{name:8s} {r['pastes']:.0f} pastes x {args.passes}, mean {r['mean_kb']:.1f} kB: "
             f"median {r['median_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms (cpu {r['cpu_p99_ms']:.3f}), "
-            f"max {r['max_ms']:.2f} ms, {r['mb_s']:.1f} MB/s  "
-            f"[target p99 <= {p99_target} ms, >= {mbs_target} MB/s: {'ok' if good else 'MISSED'}]"
+            f"max {r['max_ms']:.2f} ms, {r['mb_s']:.1f} MB/s (cpu {r['cpu_mb_s']:.1f})  "
+            f"[target, on cpu time: p99 <= {p99_target} ms, >= {mbs_target} MB/s: {'ok' if good else 'MISSED'}]"
         )
     return 0 if ok else 1
 

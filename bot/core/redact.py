@@ -223,8 +223,10 @@ _DETECTORS: tuple[_Detector, ...] = (
         "assignment",
         re2.compile(
             r"(?i)(?P<key>[a-z0-9_.-]{0,40}(?P<kw>password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key)"
-            r"(?:[_-]?key)?)[\"']?\s{0,4}(?P<sep>[:=])\s{0,4}"
-            r"(?:[\"'](?P<s>[^\"'\r\n]{1,256})[\"']|(?P<s2>[^\s\"'`,;&()\[\]{}<>]{1,256})(?P<after>[(\[]?))"
+            r"(?:[_-]?key)?)[\"']?\s{0,4}"
+            # quoted after `=` or `:`; bare only after `=` (`Token: invalid` is prose). The structure is
+            # in the pattern, not a later check, so prose like `SECRET: x…` does not swallow a key after it.
+            r"(?:[:=]\s{0,4}[\"'](?P<s>[^\"'\r\n]{1,256})[\"']|=\s{0,4}(?P<s2>[^\s\"'`,;&()\[\]{}<>]{1,256})(?P<after>[(\[]?))"
         ),
         ("pass", "secret", "token", "key"),
         fold=True,
@@ -233,23 +235,47 @@ _DETECTORS: tuple[_Detector, ...] = (
 
 
 def _assignment_candidates(det: _Detector, text: str, low: str) -> list[Finding]:
-    """The keyword detector has two value groups (quoted, bare); RE2 has no branch reset."""
+    """Keyword assignments. A rejected match (`token=None`) must not hide a key inside its value
+    (`token=None_password='x'`), so after a rejection the search resumes right after the keyword.
+
+    Searching resumes by position, so it runs on the UTF-8 bytes, encoded once (the re2 wrapper
+    would re-encode a str on every call); byte offsets become character offsets in one pass.
+    """
     if not any(n in low for n in det.needs):
         return []
     g = det.groups
-    found = []
-    for m in det.pattern.finditer(text):
+    data = text.encode("utf-8")
+    spans: list[tuple[str, int, int]] = []
+    pos = 0
+    while (m := det.pattern.search(data, pos)) is not None:
         quoted = m.group(g["s"]) is not None
-        value = m.group(g["s"]) if quoted else m.group(g["s2"])
-        kind = _keyword_kind(m.group(g["kw"]))
-        if value is None or not _assignment_value_ok(kind, value, quoted, m.group(g["sep"]), m.group(g["after"])):
-            continue
-        start, end = m.span(g["s"] if quoted else g["s2"])
-        found.append(Finding(kind, start, end))
+        raw = m.group(g["s"]) if quoted else m.group(g["s2"])
+        kind = _keyword_kind(m.group(g["kw"]).decode("utf-8", "replace"))
+        value = raw.decode("utf-8", "replace") if raw is not None else None
+        after = m.group(g["after"])
+        if value is not None and _assignment_value_ok(kind, value, quoted, after.decode() if after else None):
+            start, end = m.span(g["s"] if quoted else g["s2"])
+            spans.append((kind, start, end))
+            pos = end
+        else:
+            pos = m.end(g["kw"])
+    return _char_offsets(text, data, spans)
+
+
+def _char_offsets(text: str, data: bytes, spans: list[tuple[str, int, int]]) -> list[Finding]:
+    """Findings at character offsets for `spans` (sorted, non-overlapping) at byte offsets of `data`."""
+    if text.isascii() or not spans:  # the offsets agree
+        return [Finding(kind, start, end) for kind, start, end in spans]
+    found, byte_at, char_at = [], 0, 0
+    for kind, start, end in spans:
+        char_start = char_at + len(data[byte_at:start].decode("utf-8"))
+        char_end = char_start + len(data[start:end].decode("utf-8"))
+        found.append(Finding(kind, char_start, char_end))
+        byte_at, char_at = end, char_end
     return found
 
 
-def _assignment_value_ok(kind: str, value: str, quoted: bool, sep: str, after: str | None) -> bool:
+def _assignment_value_ok(kind: str, value: str, quoted: bool, after: str | None) -> bool:
     """`password="x"` / `token: 'x'` always; unquoted `token=x` only when x is not code.
 
     Tracebacks show source lines such as `Client(token=self.token)` or `password=get_pw()`: an
@@ -260,13 +286,22 @@ def _assignment_value_ok(kind: str, value: str, quoted: bool, sep: str, after: s
         return False
     if quoted:
         return True
-    if sep != "=" or after:  # `Token: invalid` is prose; `token=f(x)` is code
+    if after:  # `token=f(x)`, `token=env[…]` are code
         return False
     if kind != "password" and value.isdigit():
         return False
     if all(c.isalpha() or c in "_." for c in value):  # an identifier: only a long mixed-case run counts
         return len(value) >= 12 and value.isalpha() and not value.islower() and not value.isupper()
     return True
+
+
+def _scannable(text: str) -> str:
+    """`text` with lone surrogates (JSON can carry them) as `?`: RE2 needs UTF-8; offsets stay put."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 def find(text: str) -> list[Finding]:
@@ -277,6 +312,7 @@ def find(text: str) -> list[Finding]:
     dropping the weaker one, is what keeps `redact` idempotent: a dropped candidate's remainder
     could otherwise match on the second pass.
     """
+    text = _scannable(text)
     low = text.lower()
     ranked: list[tuple[int, int, int, str]] = []  # (start, end, rank, kind)
     for rank, det in enumerate(_DETECTORS):

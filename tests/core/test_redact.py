@@ -127,6 +127,21 @@ def test_a_vendor_token_wins_over_the_keyword_around_it() -> None:
     assert redact_text(f"SLACK_BOT_TOKEN={SLACK_BOT}") == "SLACK_BOT_TOKEN=[redacted:slack-token]"
 
 
+def test_a_rejected_value_does_not_hide_the_key_inside_it() -> None:
+    assert redact_text("token=$X_password='Hunt3r2x9'") == "token=$X_password='[redacted:password]'"
+
+
+def test_lone_surrogates_are_scanned_and_kept() -> None:
+    text = "\ud800 " + STRIPE_LIVE + " \udfff"
+    assert redact_text(text) == "\ud800 [redacted:stripe-key] \udfff"
+
+
+def test_offsets_are_characters_in_non_ascii_text() -> None:
+    assert redact_text("né: password='Hunt3r2x9' é token=9f8e7d6c5b4a3210 ü") == (
+        "né: password='[redacted:password]' é token=[redacted:token] ü"
+    )
+
+
 def test_kinds_are_distinct_in_order() -> None:
     assert redact(f"{STRIPE_LIVE} {AWS_KEY_ID} {STRIPE_RESTRICTED}").kinds == ("stripe-key", "aws-access-key")
 
