@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from bot.errors import InvalidRecords
 from bot.store.files import load
 from bot.store.store import Store
 
-__all__ = ["Store", "bundled_seeds", "default_db_path", "open_store"]
+__all__ = ["Store", "bundled_seeds", "open_store"]
 
 
 def bundled_seeds() -> Path | None:
@@ -19,11 +18,6 @@ def bundled_seeds() -> Path | None:
         if candidate.is_dir():
             return candidate
     return None
-
-
-def default_db_path(explicit: str | None = None) -> str:
-    """`--db`, else `ERRFIX_DB`, else `./errfix.db`."""
-    return explicit or os.environ.get("ERRFIX_DB") or "errfix.db"
 
 
 def open_store(path: str | Path, *, seed: bool = True) -> Store:
