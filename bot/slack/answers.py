@@ -79,10 +79,12 @@ async def post_answer(
 async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_ts: str) -> None:
     """Re-render one of our replies in place with the current counts (or its rejection).
 
-    Updates of one reply run one at a time and each reads the votes when it starts, so the
-    last update always shows every vote written before it.
+    `deps.updates` runs the renders of one reply one at a time, at most one per second, each
+    reading the votes when it starts, so the last update shows every vote written before it;
+    a failed update is retried and logged, never raised.
     """
-    async with deps.locks.hold(reply_key(channel, reply_ts)):
+
+    async def render() -> None:
         reply = await deps.errfix.reply(channel, reply_ts)
         view = await deps.errfix.view(reply.record_id) if reply else None
         if reply is None or view is None:
@@ -95,3 +97,5 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
             text = kit.answer_fallback(view, sure=sure, locale=reply.locale)
             blocks = kit.answer_blocks(view, sure=sure, locale=reply.locale)
         await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)
+
+    await deps.updates.refresh(reply_key(channel, reply_ts), render)

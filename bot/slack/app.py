@@ -35,6 +35,7 @@ from bot.slack.observe import AppRateLimited, MeteredWebClient, ObserveEvents
 from bot.slack.pacing import Pacer
 from bot.slack.respond import RetryResponses
 from bot.slack.snippets import FileReader
+from bot.slack.updates import Updates
 from bot.telemetry.metrics import Metrics
 
 EVENTS_PATH = "/slack/events"
@@ -75,12 +76,14 @@ def build_app(
     clock: Callable[[], float] = time.monotonic,
     metrics: Metrics | None = None,
     pacer: Pacer | None = None,
+    updates: Updates | None = None,
 ) -> AsyncApp:
     """The app with its middleware (noise, dedupe, observe, rate limit) and listeners.
 
     `activity` (optional) lets a caller wait until no listener is running (graceful shutdown);
     `clock` drives the per-channel rate limit and the users.info cache; `metrics` collects what
-    GET /metrics shows; `pacer` paces posts per channel (Slack's ~1/s; its own clock and sleep).
+    GET /metrics shows; `pacer` paces posts per channel (Slack's ~1/s; its own clock and sleep);
+    `updates` re-renders answers after votes (coalesced, paced, retried; its own clock and sleep).
     """
     metrics = metrics or Metrics()
     app = AsyncApp(
@@ -98,6 +101,7 @@ def build_app(
         users=Users(log, clock=clock),
         files=FileReader(log),
         activity=activity or Activity(),
+        updates=updates or Updates(log),
     )
     metrics.track_in_flight(lambda: deps.activity.running)
     app.use(AppRateLimited(metrics))

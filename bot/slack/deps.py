@@ -3,7 +3,7 @@
 `Outbox` wraps the Slack writes errfix makes, so "not in that channel" is logged once per
 channel and skipped instead of failing every time, and posts are paced per channel (`Pacer`);
 `Users` caches locale and bot-ness per user (and failed lookups for a while);
-`ReplyLocks` serialises the `chat.update`s of one reply so the last one shows the final counts;
+`Updates` (updates.py) coalesces, paces and retries the `chat.update`s of one reply;
 `Activity` counts running listeners, so tests can wait for "done" instead of sleeping.
 """
 
@@ -13,8 +13,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ from bot.service.async_errfix import AsyncErrfix
 from bot.slack.middleware import RateLimiter
 from bot.slack.pacing import Pacer
 from bot.slack.snippets import FileReader
+from bot.slack.updates import Updates
 
 SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
 Listener = Callable[..., Awaitable[None]]
@@ -116,27 +116,6 @@ class Users:
         return info
 
 
-class ReplyLocks:
-    """One asyncio.Lock per reply, dropped when nobody holds or waits for it."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
-        self._locks[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users <= 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
-
-
 class Activity:
     """How many listeners are running; `await idle()` returns when none is."""
 
@@ -178,5 +157,5 @@ class Deps:
     outbox: Outbox
     users: Users
     files: FileReader
-    locks: ReplyLocks = field(default_factory=ReplyLocks)
+    updates: Updates = field(default_factory=lambda: Updates(logging.getLogger("errfix.slack")))
     activity: Activity = field(default_factory=Activity)

@@ -192,3 +192,27 @@ async def test_a_later_answer_to_a_rejected_error_can_still_be_voted_on(
     assert tally(read_store, top_wkey(second)) == (1, 0)
     await bot.idle()
     assert ":+1: 1" in all_text(current(bot, second))
+
+
+async def test_a_vote_is_acknowledged_whatever_the_update_does(bot: Bot, read_store: Callable[[], Store]) -> None:
+    """chat.update failing is the bot's problem, not the user's: 200, the vote kept, retried."""
+    answer = await answered(bot)
+    worked = buttons(answer, "errfix_vote_up")[0]
+    bot.fake.error_next("chat.update", "internal_error")
+    assert await bot.click(answer, worked) == 200
+    assert tally(read_store, top_wkey(answer)) == (1, 0)
+    await bot.idle()
+    assert [c.ok for c in bot.fake.calls("chat.update")] == [False, True]  # retried
+    assert ":+1: 1 · :-1: 0" in all_text(current(bot, answer))
+
+
+async def test_a_vote_on_an_answer_slack_lost_is_kept_and_not_retried(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    answer = await answered(bot)
+    worked = buttons(answer, "errfix_vote_up")[0]
+    bot.fake.error_next("chat.update", "message_not_found")
+    assert await bot.click(answer, worked) == 200
+    await bot.idle()
+    assert tally(read_store, top_wkey(answer)) == (1, 0)  # a second click would withdraw it: none needed
+    assert [c.ok for c in bot.fake.calls("chat.update")] == [False]
