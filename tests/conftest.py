@@ -25,8 +25,9 @@ from bot.cli.main import errfix
 from bot.store.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
-# CI clones the repo with ../shared beside it; tests read the public corpus from there.
-SHARED = REPO / ".." / "shared"
+# CI clones the repo with ../shared beside it; tests read the public corpus from there. The first
+# `shared` beside an enclosing folder, so a copy of the tree one level down (mutmut's mutants/) finds it.
+SHARED = next((p / "shared" for p in REPO.parents if (p / "shared" / "corpus").is_dir()), REPO / ".." / "shared")
 CORPUS = SHARED / "corpus" / "deadends-records.jsonl"
 CORPUS_SIZE = 2460
 SEED = REPO / "seeds" / "pytorch" / "loss-nan-step.json"

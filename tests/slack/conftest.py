@@ -59,12 +59,12 @@ def settings_for(fake: FakeSlack, db: Path, **overrides: Any) -> Settings:
 class Bot:
     """One running app (HTTP server on 127.0.0.1) plus helpers to talk to it like Slack."""
 
-    def __init__(self, fake: FakeSlack, settings: Settings) -> None:
+    def __init__(self, fake: FakeSlack, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
         self.fake, self.settings = fake, settings
         self.errfix = AsyncErrfix(settings.db_path)
         self.activity = Activity()
         self.metrics = Metrics()
-        self.app = build_app(settings, self.errfix, activity=self.activity, metrics=self.metrics)
+        self.app = build_app(settings, self.errfix, activity=self.activity, metrics=self.metrics, clock=clock)
         self.server = TestServer(web_app(self.app, self.errfix), host="127.0.0.1")
         self.session: aiohttp.ClientSession | None = None
         self.link: EventsLink | None = None
@@ -247,11 +247,12 @@ def db_file(tmp_path: Path) -> Path:
 
 @pytest_asyncio.fixture
 async def make_bot(fake: FakeSlack, db_file: Path) -> AsyncIterator[Callable[..., Any]]:
-    """`await make_bot(**settings)`: a started Bot; all are closed at the end."""
+    """`await make_bot(**settings)`: a started Bot; all are closed at the end. `clock=` drives
+    the per-channel rate limit (a fake clock instead of sleeps)."""
     bots: list[Bot] = []
 
-    async def make(**overrides: Any) -> Bot:
-        bot = await Bot(fake, settings_for(fake, db_file, **overrides)).start()
+    async def make(clock: Callable[[], float] = time.monotonic, **overrides: Any) -> Bot:
+        bot = await Bot(fake, settings_for(fake, db_file, **overrides), clock).start()
         bots.append(bot)
         return bot
 

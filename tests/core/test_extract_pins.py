@@ -1,0 +1,80 @@
+"""What makes a line an error line, and how strongly: each rule's kind and weight, in numbers of
+its own (never read from bot/core/extract.py), so changing one weight or the order of the rules
+fails here (#20).
+
+Weights decide what users see: a paste counts as an error (and may be answered unprompted) only
+when some line weighs 0.8 or more, and a paste whose only error-looking lines are deprecation
+notices is never answered in a channel.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.extract import extract
+
+RULES = [
+    ("ValueError: the value is bad", "python", 1.0),
+    ("Caused by: java.io.IOException: the disk is gone", "java-cause", 0.95),
+    ("error: could not compile `demo` due to 2 previous errors", "summary", 0.5),
+    ("error[E0382]: borrow of moved value: `x`", "rust", 1.0),
+    ("src/app.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.", "ts", 1.0),
+    ("panic: runtime error: index out of range [3] with length 3", "panic", 1.0),
+    ("npm ERR! code ERESOLVE", "npm", 0.8),
+    ("main.c:3:10: fatal error: stdio.h: No such file or directory", "cc", 0.95),
+    ("fatal: not a git repository (or any of the parent directories): .git", "fatal", 0.9),
+    ("/app/train.py:3: FutureWarning: this option will change in the next release", "deprecation", 0.3),
+    ("warning: unused variable `x`", "warning", 0.45),
+    ("the kernel reported CUDA error: device-side assert triggered", "cuda", 0.85),
+    ("sync worker stopped: SomeException (code 5)", "exception", 0.8),
+    ("the connection was refused by the server", "keyword", 0.6),
+    ("pod/web-1 is in CrashLoopBackOff", "status", 0.7),
+]
+
+
+@pytest.mark.parametrize(("line", "kind", "weight"), RULES)
+def test_each_rule_gives_its_kind_and_weight(line: str, kind: str, weight: float) -> None:
+    ex = extract(line)
+    assert [(ln.kind, ln.weight) for ln in ex.lines] == [(kind, weight)]
+    assert ex.is_error is (weight >= 0.8)  # "an error" starts at 0.8
+
+
+def test_an_exception_line_outside_a_traceback_makes_the_paste_an_error() -> None:
+    """`…: SomeException (code 5)` in a log, no traceback around it: an error line of weight 0.8."""
+    ex = extract("12:00:01 starting sync\n12:00:02 sync worker stopped: SomeException (code 5)\n12:00:03 bye")
+    assert ex.is_error
+    assert [(ln.raw, ln.kind, ln.weight) for ln in ex.lines] == [
+        ("12:00:02 sync worker stopped: SomeException (code 5)", "exception", 0.8)
+    ]
+
+
+def test_a_traceback_s_last_exception_line_weighs_more_than_any_rule() -> None:
+    ex = extract(
+        "Traceback (most recent call last):\n"
+        '  File "job.py", line 3, in <module>\n'
+        "ValueError: first\n"
+        "warning: something else"
+    )
+    assert [(ln.kind, ln.weight) for ln in ex.lines] == [("python", 1.1), ("warning", 0.45)]
+
+
+def test_keyword_lines_alone_are_not_an_error() -> None:
+    ex = extract("the build failed\nthe upload timed out")
+    assert [ln.weight for ln in ex.lines] == [0.6, 0.6]
+    assert not ex.is_error
+
+
+@pytest.mark.parametrize(
+    ("paste", "only"),
+    [
+        ("/app/a.py:3: FutureWarning: `old()` is deprecated, use `new()`", True),
+        ("/app/a.py:3: DeprecationWarning: x is deprecated\n/app/b.py:9: PendingDeprecationWarning: y", True),
+        ("/app/a.py:3: FutureWarning: `old()` is deprecated\nValueError: the value is bad", False),
+        ("/app/a.py:3: FutureWarning: `old()` is deprecated\nnpm ERR! code ERESOLVE", False),  # 0.8 counts
+        ("/app/a.py:3: FutureWarning: `old()` is deprecated\nthe build failed", True),  # 0.6 does not
+        ("ValueError: the value is bad", False),
+        ("warning: unused variable `x`", False),
+    ],
+)
+def test_deprecation_only(paste: str, only: bool) -> None:
+    assert extract(paste).deprecation_only is only

@@ -1,0 +1,114 @@
+"""Rules of the Slack app pinned end to end with numbers of this test's own (#20): the
+per-channel unprompted budget (its 60 s window and its per-channel key, on a fake clock) and
+dedupe by `event_id` for events that have no message `ts` to fall back on (reactions, App Home).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bot.store.store import Store
+from tests.slack.conftest import (
+    ALICE,
+    CHANNEL,
+    OTHER_CHANNEL,
+    RECORD,
+    Bot,
+    all_text,
+    buttons,
+    message_event,
+    slack_escape,
+)
+from tests.slack.test_feedback_e2e import answered, tally, top_wkey
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 10_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def posts_to(bot: Bot, channel: str) -> int:
+    """chat.postMessage calls errfix made in `channel` (answered or refused by Slack)."""
+    return sum(1 for c in bot.fake.calls("chat.postMessage") if c.params.get("channel") == channel)
+
+
+async def test_the_unprompted_budget_comes_back_after_sixty_seconds(make_bot: Callable[..., Any]) -> None:
+    clock = Clock()
+    bot: Bot = await make_bot(max_replies_per_minute=2, clock=clock)
+    for _ in range(3):
+        await bot.paste()
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 2  # two a minute: the third paste is not answered
+    clock.now += 59.0
+    await bot.paste()
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 2  # 59 s later the window still holds both
+    clock.now += 1.0
+    await bot.paste()
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 3  # 60 s after the first two: budget back
+
+
+async def test_one_busy_channel_does_not_silence_another(make_bot: Callable[..., Any]) -> None:
+    bot: Bot = await make_bot(max_replies_per_minute=1, clock=Clock())
+    await bot.paste()
+    await bot.paste()
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 1
+    await bot.paste(channel=OTHER_CHANNEL)  # errfix is not a member there: Slack refuses, but it tries
+    await bot.idle()
+    assert posts_to(bot, OTHER_CHANNEL) == 1
+
+
+async def test_mentions_do_not_use_the_unprompted_budget(make_bot: Callable[..., Any]) -> None:
+    bot: Bot = await make_bot(max_replies_per_minute=1, clock=Clock())
+    await bot.paste()
+    await bot.idle()
+    for _ in range(2):
+        mention = bot.fake.add_message(CHANNEL, "<@U_BOT> " + slack_escape("RuntimeError: Loss is NaN"), ALICE)
+        await bot.event({**message_event(mention), "type": "app_mention"})
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 3
+    await bot.paste()
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 3  # and the channel's budget is still used up
+
+
+async def test_a_retried_reaction_is_handled_once(bot: Bot, read_store: Callable[[], Store]) -> None:
+    """Add, remove, then Slack's late retry of the add (same event_id): the vote stays withdrawn."""
+    answer = await answered(bot)
+    wkey = top_wkey(answer)
+    item = {"type": "message", "channel": CHANNEL, "ts": answer["ts"]}
+
+    def reaction(kind: str) -> dict[str, Any]:
+        return {"type": kind, "user": ALICE, "reaction": "+1", "item": item, "event_ts": "1700000000.000900"}
+
+    await bot.event(reaction("reaction_added"), event_id="EvADD1")
+    await bot.idle()
+    assert tally(read_store, wkey) == (1, 0)
+    await bot.event(reaction("reaction_removed"), event_id="EvDEL1")
+    await bot.idle()
+    assert tally(read_store, wkey) == (0, 0)
+    await bot.event(reaction("reaction_added"), event_id="EvADD1", retry=1)
+    await bot.idle()
+    assert tally(read_store, wkey) == (0, 0)
+    await bot.event(reaction("reaction_added"), event_id="EvADD2")  # a new add is a new vote
+    await bot.idle()
+    assert tally(read_store, wkey) == (1, 0)
+    assert buttons(answer) and RECORD in all_text(answer)
+
+
+async def test_a_retried_app_event_is_handled_once(bot: Bot) -> None:
+    home = {"type": "app_home_opened", "user": ALICE, "channel": "D_ALICE", "tab": "home"}
+    await bot.event(home, event_id="EvHOME1")
+    await bot.event(home, event_id="EvHOME1", retry=1)
+    await bot.event(home, event_id="EvHOME1", retry=2)
+    await bot.idle()
+    assert len(bot.fake.calls("views.publish")) == 1
+    await bot.event(home, event_id="EvHOME2")  # opened again: a new event
+    await bot.idle()
+    assert len(bot.fake.calls("views.publish")) == 2
