@@ -5,8 +5,11 @@ from __future__ import annotations
 from bot.core.extract import extract, normalize
 from bot.core.matcher import Matcher
 from bot.core.records import Record
-from bot.core.rejections import MAX_USERS, PER_USER, rejection_penalty, similar
+from bot.core.rejections import rejection_penalty, similar
 from tests.conftest import full
+
+PER_USER = 2.0  # logits per user who said "Not this error" (this test's own numbers)
+MAX_USERS = 3  # users beyond this add nothing
 
 LINE = "FluxError: capacitor desynchronised at 88 mph in module timeline"
 PASTE = f'Traceback (most recent call last):\n  File "car.py", line 3, in <module>\n{LINE}'
