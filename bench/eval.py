@@ -1,10 +1,35 @@
-"""Matching quality on labelled real pastes, counted as ../shared/eval/README.md says.
+"""Matching and search quality on the labelled real texts, scored as ../shared/eval/README.md says.
 
-    python bench/eval.py                 # both sets: dev.jsonl on corpus+seeds, ml-pastes on seeds only
-    python bench/eval.py --set dev -v    # one set, printing every miss and false reply
+    python bench/eval.py                    # all three sets against the current bars; exit 1 if one is missed
+    python bench/eval.py --bars target      # against the issue's targets (#15 "Done when") instead
+    python bench/eval.py --set dev --show   # one set, printing every miss and wrong answer
 
-dev.jsonl is scored on a database holding the public corpus (imported as `errfix import` does,
-so the bundled seeds are in it too); ml-pastes-dev.jsonl on a database holding only the seeds.
+Sets and databases (as the README prescribes):
+  * dev       dev.jsonl: pastes, on a database holding the public corpus plus the bundled seeds;
+  * ml        ml-pastes-dev.jsonl: ML/Python pastes, on a database holding only the bundled seeds;
+  * queries   queries-dev.jsonl: what people type after `/errfix`, on the seeds only.
+
+Scoring of pastes. A match is *right* for a positive when it is the expected record, one of
+`also_ok`, or (dev) a record that is not in the corpus and is the same error: its regex matches the
+expected record's signature or the expected record's regex matches its signature. On ml a match
+is right when its signature or id matches the row's `must_match`. An `optional` null (an uncovered
+error) may stay silent or be answered with a match naming that error (`must_match`); any other
+reply to a null is a false reply.
+  channel accuracy = positives answered unprompted with a right first match / positives
+  top-3            = positives with a right match among the first three / positives
+  false replies    = nulls answered unprompted, not a fine answer to an optional row / nulls
+  precision        = right replies (positives, fine answers to optional rows) / all replies
+Scoring of queries: right at k when one of the first k results of `errfix search` has a signature
+or id matching `must_match`; rows with no `must_match` describe no covered error and must not be
+presented as the answer (`reply` false, as an @mention would say "unsure").
+
+Bars. `--bars current` (the default) holds the figures measured at the commit that introduced
+this scoring (2026-12-03, commit "bench/eval.py scores as ../shared/eval/README.md says"), less
+about one row of slack each (one more miss or false reply passes, two do not): a change that
+makes any figure clearly worse fails the run.
+`--bars target` holds #15's targets. Raise the current bars when a change improves a figure.
+
+No row text is special-cased here: every row is run through the same service a channel uses.
 """
 
 from __future__ import annotations
@@ -14,102 +39,335 @@ import json
 import re
 import sys
 import tempfile
-import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.service.errfix import Errfix
-from bot.store import open_store
-from bot.store.files import load
+import re2
+import regex
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.core.records import Record  # noqa: E402
+from bot.service.errfix import Errfix  # noqa: E402
+from bot.store import open_store  # noqa: E402
+from bot.store.files import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-BARS = {"dev": (0.85, 0.92, 0.05), "ml": (0.80, None, 0.05)}
+CORPUS = SHARED / "corpus" / "deadends-records.jsonl"
+
+Bars = dict[str, dict[str, tuple[str, float]]]
+"""set -> figure -> (">=" or "<=", bar)."""
+
+CURRENT: Bars = {
+    # measured 2026-12-03: 63/67 right and answered (0.940), top-3 0.985, 0/23 false, precision 1.000
+    "dev": {
+        "channel_accuracy": (">=", 0.92),
+        "top3": (">=", 0.97),
+        "false_replies": ("<=", 0.05),
+        "precision": (">=", 0.98),
+    },
+    # measured 2026-12-03: 67/74 (0.905), top-3 1.000, 0/21 false, precision 0.986
+    "ml": {
+        "channel_accuracy": (">=", 0.89),
+        "top3": (">=", 0.98),
+        "false_replies": ("<=", 0.05),
+        "precision": (">=", 0.97),
+    },
+    # measured 2026-12-03: top-1 34/52 (0.654), top-3 39/52 (0.750), 0/13 nulls presented
+    "queries": {
+        "top1": (">=", 0.63),
+        "top3": (">=", 0.73),
+        "nulls_answered": ("<=", 0.08),
+    },
+}
+TARGET: Bars = {
+    # issue #15 "Done when": accuracy >= 0.93 with precision >= 0.99 (ml: and no false replies)
+    "dev": {"channel_accuracy": (">=", 0.93), "precision": (">=", 0.99)},
+    "ml": {"channel_accuracy": (">=", 0.93), "precision": (">=", 0.99), "false_replies": ("<=", 0.0)},
+    "queries": {"top1": (">=", 0.65), "top3": (">=", 0.75), "nulls_answered": ("<=", 0.0)},
+}
+BAR_SETS = {"current": CURRENT, "target": TARGET}
+DIRECTION = {
+    "channel_accuracy": ">=",
+    "top3": ">=",
+    "precision": ">=",
+    "top1": ">=",
+    "false_replies": "<=",
+    "nulls_answered": "<=",
+}
 
 
-def _service(tmp: Path, with_corpus: bool) -> Errfix:
+# ---- same-error tests -----------------------------------------------------------------------
+
+
+def _compile(pattern: str) -> Callable[[str], bool]:
+    """Case-insensitive search with RE2, as the matcher runs record regexes; `regex` for the rest."""
+    opts = re2.Options()
+    opts.case_sensitive = False
+    opts.log_errors = False
+    try:
+        compiled = re2.compile(pattern, opts)
+        return lambda text: compiled.search(text) is not None
+    except re2.error:
+        slow = regex.compile(pattern, regex.IGNORECASE)
+        return lambda text: slow.search(text, timeout=1.0) is not None
+
+
+def names(pattern: str, rec: Record) -> bool:
+    """`must_match` names this record: it matches its signature or id."""
+    pat = re.compile(pattern, re.I)
+    return bool(pat.search(rec.signature) or pat.search(rec.id))
+
+
+def same_error(a: Record, b: Record) -> bool:
+    """One record's regex recognises the other's signature (the README's same-error test)."""
+    return _compile(a.regex)(b.signature) or _compile(b.regex)(a.signature)
+
+
+# ---- scoring --------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Counts behind one set's figures, and the lines `--show` prints."""
+
+    positives: int = 0
+    nulls: int = 0
+    answered_right: int = 0
+    top3: int = 0
+    false_replies: int = 0
+    replies: int = 0
+    right_replies: int = 0
+    notes: list[str] | None = None
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "channel_accuracy": self.answered_right / max(1, self.positives),
+            "top3": self.top3 / max(1, self.positives),
+            "false_replies": self.false_replies / max(1, self.nulls),
+            "precision": self.right_replies / max(1, self.replies),
+        }
+
+
+Judge = Callable[[dict[str, Any], Record], bool]
+
+
+def score_pastes(
+    svc: Errfix, rows: list[dict[str, Any]], positive: Callable[[dict[str, Any]], bool], right: Judge
+) -> Tally:
+    """Channel figures of one set: every row through `diagnose`, as a paste in a channel."""
+    t = Tally(notes=[])
+    assert t.notes is not None
+    for row in rows:
+        d = svc.diagnose(row["text"])
+        recs = [m.record for m in d.matches]
+        first = recs[0] if recs else None
+        got = f"reply={d.reply} got {[(m.id, round(m.score, 3)) for m in d.matches]}"
+        if positive(row):
+            t.positives += 1
+            ok = bool(d.reply and first is not None and right(row, first))
+            t.answered_right += ok
+            t.top3 += any(right(row, r) for r in recs[:3])
+            if d.reply:
+                t.replies += 1
+                t.right_replies += ok
+                if not ok:
+                    t.notes.append(f"WRONG  {row['id']} ({row['kind']}) want {_want(row)}: {got}")
+            else:
+                t.notes.append(f"MISS   {row['id']} ({row['kind']}) want {_want(row)}: {got}")
+            continue
+        t.nulls += 1
+        if not d.reply or first is None:
+            continue
+        t.replies += 1
+        if row.get("optional") and row.get("must_match") and names(row["must_match"], first):
+            t.right_replies += 1
+        else:
+            t.false_replies += 1
+            t.notes.append(f"FALSE  {row['id']} ({row['kind']}): {got}")
+    return t
+
+
+def _want(row: dict[str, Any]) -> str:
+    return str(row.get("expected") or row.get("must_match"))
+
+
+def dev_judge(svc: Errfix, corpus_ids: set[str]) -> Judge:
+    """Right on dev: expected, also_ok, or a non-corpus record that is the same error."""
+
+    def right(row: dict[str, Any], rec: Record) -> bool:
+        if rec.id in {row["expected"], *row.get("also_ok", [])}:
+            return True
+        return (
+            rec.id not in corpus_ids
+            and svc.store.has(row["expected"])
+            and same_error(rec, svc.store.get(row["expected"]))
+        )
+
+    return right
+
+
+def ml_judge(row: dict[str, Any], rec: Record) -> bool:
+    """Right on ml: the match's signature or id names the row's concept."""
+    return names(row["must_match"], rec)
+
+
+def score_queries(svc: Errfix, rows: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """Search figures: top-1 and top-3 overall and per language, and nulls presented as the answer."""
+    hits: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    nulls = nulls_answered = 0
+    notes = []
+    for row in rows:
+        if row["must_match"] is None:
+            nulls += 1
+            if svc.diagnose(row["query"]).reply:
+                nulls_answered += 1
+                notes.append(f"FALSE  {row['id']} ({row['lang']}) presented as the answer")
+            continue
+        recs = [m.record for m in svc.search(row["query"], limit=5)]
+        ok = [names(row["must_match"], r) for r in recs]
+        top1, top3 = any(ok[:1]), any(ok[:3])
+        hits[row["lang"]].append((top1, top3))
+        hits["all"].append((top1, top3))
+        if not top1:
+            label = "MISS1" if top3 else "MISS3"
+            shown = [r.id for r in recs[:3]]
+            notes.append(f"{label}  {row['id']} ({row['lang']}) want {row['must_match']}: {shown}")
+    allh = hits["all"]
+    figures = {
+        "top1": sum(a for a, _ in allh) / max(1, len(allh)),
+        "top3": sum(b for _, b in allh) / max(1, len(allh)),
+        "nulls_answered": nulls_answered / max(1, nulls),
+    }
+    langs = {
+        lang: f"{sum(a for a, _ in h)}/{len(h)} top-1, {sum(b for _, b in h)}/{len(h)} top-3"
+        for lang, h in sorted(hits.items())
+        if lang != "all"
+    }
+    langs["(rows)"] = f"{len(allh)} queries, {nulls} with no covered error"
+    return figures, langs, notes
+
+
+# ---- running --------------------------------------------------------------------------------
+
+
+def rows_of(name: str) -> list[dict[str, Any]]:
+    with (SHARED / "eval" / name).open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def service(tmp: Path, with_corpus: bool) -> Errfix:
+    """A fresh store: the bundled seeds (as on first use), plus the corpus when asked."""
     store = open_store(tmp / ("corpus.db" if with_corpus else "seeds.db"))
     if with_corpus:
-        result = load([SHARED / "corpus" / "deadends-records.jsonl"])
-        store.import_records([rec for _, rec in result.records])
-    return Errfix(store)
+        store.import_records([rec for _, rec in load([CORPUS]).records])
+    svc = Errfix(store)
+    _ = svc.matcher  # build the index before the first paste
+    return svc
 
 
-def _right_dev(row: dict[str, Any], match: dict[str, Any]) -> bool:
-    return match["id"] in [row["expected"], *row.get("also_ok", [])]
+def corpus_ids() -> set[str]:
+    return {rec.id for _, rec in load([CORPUS]).records}
 
 
-def _right_ml(row: dict[str, Any], match: dict[str, Any]) -> bool:
-    pattern = re.compile(row["must_match"], re.I)
-    return bool(pattern.search(match["signature"]) or pattern.search(match["id"]))
+@dataclass(frozen=True)
+class Result:
+    figures: dict[str, float]
+    info: dict[str, str]
+    notes: list[str]
 
 
-def evaluate(svc: Errfix, rows: list[dict[str, Any]], kind: str, verbose: bool) -> dict[str, float]:
-    right = _right_dev if kind == "dev" else _right_ml
-    label = "expected" if kind == "dev" else "concept"
-    pos = acc = top3 = neg = false = 0
-    times = []
-    for row in rows:
-        t0 = time.perf_counter()
-        d = svc.diagnose(row["text"])
-        times.append(time.perf_counter() - t0)
-        out = d.to_json()
-        first = out["matches"][0] if out["matches"] else None
-        if row[label] is None:
-            neg += 1
-            if out["reply"]:
-                false += 1
-                if verbose:
-                    print(f"FALSE  {row['id']} {row['kind']}: {first and first['id']} {first and first['score']}")
-            continue
-        pos += 1
-        ok_first = bool(out["reply"] and first and right(row, first))
-        acc += ok_first
-        top3 += any(right(row, m) for m in out["matches"][:3])
-        if verbose and not ok_first:
-            got = [(m["id"], m["score"]) for m in out["matches"][:3]]
-            print(f"MISS   {row['id']} want {row[label]} reply={out['reply']} got {got}")
-    times.sort()
-    return {
-        "channel_accuracy": acc / max(1, pos),
-        "top3": top3 / max(1, pos),
-        "false_replies": false / max(1, neg),
-        "positives": pos,
-        "nulls": neg,
-        "median_ms": 1000 * times[len(times) // 2],
-        "p99_ms": 1000 * times[min(len(times) - 1, int(len(times) * 0.99))],
-    }
+def run_set(name: str, tmp: Path) -> Result:
+    if name == "dev":
+        svc = service(tmp, with_corpus=True)
+        t = score_pastes(svc, rows_of("dev.jsonl"), lambda r: r["expected"] is not None, dev_judge(svc, corpus_ids()))
+        info = {"(rows)": f"{t.positives} positives, {t.nulls} nulls; corpus + seeds, {svc.store.count()} records"}
+        return Result(t.figures(), info, t.notes or [])
+    if name == "ml":
+        svc = service(tmp, with_corpus=False)
+        t = score_pastes(svc, rows_of("ml-pastes-dev.jsonl"), lambda r: r["concept"] is not None, ml_judge)
+        info = {"(rows)": f"{t.positives} positives, {t.nulls} nulls; bundled seeds only, {svc.store.count()} records"}
+        return Result(t.figures(), info, t.notes or [])
+    svc = service(tmp, with_corpus=False)
+    figures, info, notes = score_queries(svc, rows_of("queries-dev.jsonl"))
+    return Result(figures, info, notes)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=["dev", "ml", "both"], default="both")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    args = parser.parse_args()
-    failed = False
-    with tempfile.TemporaryDirectory() as tmp:
-        for kind, file, with_corpus in (("dev", "dev.jsonl", True), ("ml", "ml-pastes-dev.jsonl", False)):
-            if args.set not in (kind, "both"):
-                continue
-            rows = [json.loads(line) for line in (SHARED / "eval" / file).open(encoding="utf-8")]
-            svc = _service(Path(tmp), with_corpus)
-            _ = svc.matcher  # build the index first: latency below is per paste, not per index build
-            r = evaluate(svc, rows, kind, args.verbose)
-            acc_bar, top3_bar, false_bar = BARS[kind]
-            print(
-                f"{file}: {r['positives']} positives, {r['nulls']} nulls "
-                f"({'corpus + seeds' if with_corpus else 'bundled seeds only'}, {svc.store.count()} records)"
+def missed(value: float, bar: tuple[str, float]) -> bool:
+    op, limit = bar
+    return value < limit if op == ">=" else value > limit
+
+
+def table(results: dict[str, Result], bars: Bars) -> Iterator[str]:
+    yield f"{'set':<8} {'figure':<17} {'value':>6}  {'bar':<8} ok"
+    yield "-" * 44
+    for name, res in results.items():
+        for figure, value in res.figures.items():
+            bar = bars[name].get(figure)
+            shown = f"{bar[0]} {bar[1]:.2f}" if bar else ""
+            ok = "" if bar is None else ("MISSED" if missed(value, bar) else "yes")
+            yield f"{name:<8} {figure:<17} {value:>6.3f}  {shown:<8} {ok}"
+        for key, text in res.info.items():
+            yield f"{name:<8} {key:<17} {text}"
+
+
+def override(bars: Bars, given: list[str], parser: argparse.ArgumentParser) -> Bars:
+    """The chosen bars with `--bar set.figure=value` applied (a figure with no bar gets ">=" or "<=" as usual)."""
+    out = {name: dict(figs) for name, figs in bars.items()}
+    for item in given:
+        key, _, value = item.partition("=")
+        name, _, figure = key.partition(".")
+        if name not in out or figure not in DIRECTION or not value:
+            parser.error(
+                f"--bar {item}: expected SET.FIGURE=VALUE, SET one of {sorted(out)}, FIGURE one of {sorted(DIRECTION)}"
             )
-            print(f"  channel accuracy {r['channel_accuracy']:.3f}  (bar >= {acc_bar})")
-            if top3_bar is not None:
-                print(f"  top-3            {r['top3']:.3f}  (bar >= {top3_bar})")
-            else:
-                print(f"  top-3            {r['top3']:.3f}")
-            print(f"  false replies    {r['false_replies']:.3f}  (bar <= {false_bar})")
-            print(f"  latency          median {r['median_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms per paste")
-            failed |= r["channel_accuracy"] < acc_bar or r["false_replies"] > false_bar
-            failed |= top3_bar is not None and r["top3"] < top3_bar
-    return 1 if failed else 0
+        out[name][figure] = (DIRECTION[figure], float(value))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", choices=["dev", "ml", "queries", "all"], default="all")
+    parser.add_argument("--bars", choices=sorted(BAR_SETS), default="current", help="which bars decide the exit code")
+    parser.add_argument(
+        "--bar",
+        action="append",
+        default=[],
+        metavar="SET.FIGURE=VALUE",
+        help="override one bar (same direction), e.g. --bar dev.precision=0.995; repeatable",
+    )
+    parser.add_argument("--show", action="store_true", help="print every miss, wrong answer and false reply")
+    args = parser.parse_args(argv)
+    bars = override(BAR_SETS[args.bars], args.bar, parser)
+    names_ = ["dev", "ml", "queries"] if args.set == "all" else [args.set]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {}
+        for name in names_:
+            (Path(tmp) / name).mkdir()
+            results[name] = run_set(name, Path(tmp) / name)
+    if args.show:
+        for name, res in results.items():
+            for note in res.notes:
+                print(f"{name}: {note}")
+        print()
+    print(f"bars: {args.bars}")
+    for line in table(results, bars):
+        print(line)
+    misses = [
+        f"{name} {fig}"
+        for name, res in results.items()
+        for fig, value in res.figures.items()
+        if fig in bars[name] and missed(value, bars[name][fig])
+    ]
+    if misses:
+        print(f"missed: {', '.join(misses)}")
+        return 1
+    print("every bar met")
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+"""The benches keep their word: each exits non-zero when it misses the target it prints.
+
+The eval bench runs for real on the seeds-only set (about two seconds); the timing benches are
+judged through their verdict functions with figures of our own, never on this machine's clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+from types import ModuleType
+from typing import Any
+
+from tests.conftest import REPO
+
+
+def bench(name: str) -> ModuleType:
+    """bench/<name>.py as a module (bench/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=600)
+
+
+def test_eval_meets_its_bars_and_fails_on_a_bar_it_cannot_meet() -> None:
+    ok = run("bench/eval.py", "--set", "ml")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "every bar met" in ok.stdout
+    raised = run("bench/eval.py", "--set", "ml", "--bar", "ml.channel_accuracy=1.01")
+    assert raised.returncode == 1, raised.stdout + raised.stderr
+    assert "missed: ml channel_accuracy" in raised.stdout
+
+
+def test_eval_scores_optional_rows_and_same_error_records() -> None:
+    ev = bench("eval")
+
+    class Rec:
+        def __init__(self, rid: str, signature: str, regex: str) -> None:
+            self.id, self.signature, self.regex = rid, signature, regex
+
+    nan = Rec("team/nan", "Loss went NaN in step 3", r"loss went nan")
+    twin = Rec("seed/nan", "RuntimeError: loss went NaN", r"runtimeerror: loss")
+    other = Rec("seed/oom", "CUDA out of memory", r"out of memory")
+    assert ev.same_error(nan, twin) and ev.same_error(twin, nan)
+    assert not ev.same_error(nan, other)
+    assert ev.names(r"out of mem", other) and ev.names(r"seed/oo", other) and not ev.names(r"nan", other)
+
+
+def test_eval_overrides_keep_each_figures_direction() -> None:
+    ev = bench("eval")
+    bars = ev.override(ev.CURRENT, ["dev.false_replies=0.2", "ml.precision=0.5"], argparse.ArgumentParser())
+    assert bars["dev"]["false_replies"] == ("<=", 0.2) and bars["ml"]["precision"] == (">=", 0.5)
+    assert ev.missed(0.21, ("<=", 0.2)) and not ev.missed(0.2, ("<=", 0.2))
+    assert ev.missed(0.49, (">=", 0.5)) and not ev.missed(0.5, (">=", 0.5))
+
+
+def match_figures(**over: float) -> dict[str, Any]:
+    figures: dict[str, Any] = {"warm_cpu_p99_ms": 4.0, "cold_cpu_p99_ms": 9.0, "rss_peak_mb": 300.0}
+    figures.update(over)
+    return figures
+
+
+def test_match_bench_misses_a_p99_or_memory_over_its_target() -> None:
+    mb = bench("match_bench")
+    assert mb.misses(match_figures(), (5.0, 500.0)) == []
+    assert mb.misses(match_figures(warm_cpu_p99_ms=5.01), (5.0, None)) == ["CPU p99 5.01 ms > 5 ms"]
+    assert mb.misses(match_figures(rss_peak_mb=501.0), (None, 500.0)) == ["memory +501 MB > 500 MB"]
+    cold_only = match_figures()
+    del cold_only["warm_cpu_p99_ms"]
+    assert mb.misses(cold_only, (5.0, None)) == ["CPU p99 9.00 ms > 5 ms"]  # no warm pass: the cold one counts
+
+
+def serve_result(*steps: tuple[float, bool, int]) -> dict[str, Any]:
+    return {
+        "warmup_answered": 10,
+        "steps": [{"rate": rate, "sustained_ok": ok, "doubled": doubled} for rate, ok, doubled in steps],
+    }
+
+
+def test_serve_bench_needs_the_target_rate_sustained_and_nothing_answered_twice() -> None:
+    sb = bench("serve_bench")
+    assert sb.verdict(serve_result((10, True, 0), (25, True, 0), (50, False, 0)), 25)[0]
+    assert not sb.verdict(serve_result((10, True, 0), (25, False, 0)), 25)[0]
+    assert not sb.verdict(serve_result((10, True, 0), (25, True, 1)), 25)[0]
+    ok, line = sb.verdict(serve_result((10, True, 0)), 25)
+    assert not ok and "MISSED" in line and "10/s" in line
