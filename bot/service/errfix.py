@@ -24,6 +24,7 @@ from bot.core.extract import Extracted, extract
 from bot.core.fold import updated_record
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
+from bot.core.redact import redact_text
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
 from bot.errors import NotFound
 from bot.service.observer import Observer, Quiet, VoteCast
@@ -238,6 +239,7 @@ class Errfix:
         # only a match errfix is sure of counts as recognised; the rest are candidates for new records
         top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
         line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
+        line = redact_text(line)  # what is kept, logged or shown of a paste never holds a secret (#18)
         paste = Paste(channel, ts, line, top.id if top else None, top.score if top else None, replied)
         self.learning.log_paste(paste)
         self.observer.on_paste(paste)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from bot.core.extract import normalize
+from bot.core.redact import redact_text
 from bot.core.views import MatchView
 from bot.store.store import Store, now_iso
 
@@ -88,14 +89,15 @@ class Learning:
     # ---- pastes and rejections --------------------------------------------------------------
 
     def log_paste(self, paste: Paste) -> None:
-        """Remember one diagnosed paste."""
+        """Remember one diagnosed paste; its line is redacted here, so no secret reaches the file
+        (rejections are made from this stored line, so they never see one either)."""
         self.db.execute(
             "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 paste.channel,
                 paste.ts,
-                paste.line[:MAX_LINE],
+                redact_text(paste.line)[:MAX_LINE],
                 paste.record_id,
                 paste.score,
                 int(paste.replied),
@@ -170,8 +172,10 @@ class Learning:
         return None
 
     def learn_alias(self, record_id: str, line: str, user_id: str) -> bool:
-        """Make `line` a learned alias of `record_id`; True if it was new. Matchers rebuild."""
-        line = " ".join(line.split())[:MAX_LINE]
+        """Make `line` a learned alias of `record_id`; True if it was new. Matchers rebuild.
+
+        The alias is stored redacted: the marker reads and matches like the rest of the line."""
+        line = " ".join(redact_text(line).split())[:MAX_LINE]
         if not line or not self.store.has(record_id):
             return False
         with self.store.write_transaction():

@@ -330,3 +330,31 @@ def test_home_counts_only_this_weeks_worked_votes(seeded: Store) -> None:
     fixes = Errfix(seeded).home().top_fixes
     assert [(rid, n) for rid, _, n in fixes] == [(SEED_ID, 1)]
     assert fixes[0][1] == seeded.get(SEED_ID).workarounds[0].action
+
+
+# Fake, secret-shaped values, assembled so no whole token sits in the source.
+LEAKS = ("AKIA" + "QX7Z2P4M9R3T8W5N", "sk_live_" + "51H8aBcDeFgHiJkLmNoPqRsT", "Pg" + "Pass_w0rd!9")
+LEAKY = (
+    'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
+    f"psycopg2.OperationalError: connection to postgres://pay:{LEAKS[2]}@db/pay failed key {LEAKS[0]} {LEAKS[1]}"
+)
+
+
+def _file_bytes(path: Path) -> bytes:
+    """The database file and its WAL, as they sit on disk."""
+    return b"".join(p.read_bytes() for p in (path, path.with_name(path.name + "-wal")) if p.exists())
+
+
+def test_paste_lines_rejections_and_aliases_are_stored_redacted(seeded: Store, tmp_path: Path) -> None:
+    svc = Errfix(seeded)
+    d = svc.diagnose(LEAKY)
+    logged = svc.log_paste("C1", "1700000000.000001", d, replied=d.reply)
+    assert logged is not None
+    assert "postgres://pay:[redacted:url-password]@db/pay" in logged.line
+    assert "[redacted:aws-access-key]" in logged.line and "[redacted:stripe-key]" in logged.line
+    svc.reject(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID, user_id="U1")
+    assert svc.learn_alias(SEED_ID, f"OperationalError: password={LEAKS[2]} for {LEAKS[1]}", "U2")
+    raw = _file_bytes(tmp_path / "a.db")
+    assert b"OperationalError" in raw  # the lines are there, only their secrets are not
+    for secret in LEAKS:
+        assert secret.encode() not in raw
