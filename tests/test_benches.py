@@ -92,3 +92,14 @@ def test_serve_bench_needs_the_target_rate_sustained_and_nothing_answered_twice(
     assert not sb.verdict(serve_result((10, True, 0), (25, True, 1)), 25)[0]
     ok, line = sb.verdict(serve_result((10, True, 0)), 25)
     assert not ok and "MISSED" in line and "10/s" in line
+
+
+def test_redact_bench_judges_cpu_figures_against_its_targets() -> None:
+    """p99 <= 0.5 ms and >= 10 MB/s on clean pastes; p99 <= 2 ms and >= 5 MB/s with secrets."""
+    meets = bench("redact_bench").meets
+    assert meets("clean", {"cpu_p99_ms": 0.5, "cpu_mb_s": 10.0})
+    assert not meets("clean", {"cpu_p99_ms": 0.51, "cpu_mb_s": 30.0})
+    assert not meets("clean", {"cpu_p99_ms": 0.1, "cpu_mb_s": 9.9})
+    assert meets("secrets", {"cpu_p99_ms": 2.0, "cpu_mb_s": 5.0})
+    assert not meets("secrets", {"cpu_p99_ms": 2.1, "cpu_mb_s": 8.0})
+    assert not meets("secrets", {"cpu_p99_ms": 0.3, "cpu_mb_s": 4.9})
