@@ -25,13 +25,16 @@ ENV_FILE_HELP = "settings file read under the environment"
 @click.argument("url", metavar="URL")
 @click.option("--timeout", type=float, default=60, show_default=True, help="seconds for the whole fetch")
 @click.option("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, show_default=True, help="largest body accepted")
+@click.option("--skip-invalid", is_flag=True, help="write the valid records, warn about the rest")
 @db_option()
 @click.pass_context
-def sync(ctx: click.Context, url: str, timeout: float, max_bytes: int, db: str | None) -> None:
+def sync(ctx: click.Context, url: str, timeout: float, max_bytes: int, skip_invalid: bool, db: str | None) -> None:
     """fetch records from an HTTP(S) URL (JSON or JSONL) and bring the store in step"""
     svc = errfix(db)
     try:  # the CLI's own thread owns the store: the service steps run inline
-        report = asyncio.run(sync_once(url, Inline(svc), timeout=timeout, max_bytes=max_bytes))
+        report = asyncio.run(
+            sync_once(url, Inline(svc), timeout=timeout, max_bytes=max_bytes, skip_invalid=skip_invalid)
+        )
     except SyncError as e:
         click.echo(f"errfix: {e}; nothing was written", err=True)
         ctx.exit(EXIT_FAIL)

@@ -136,10 +136,13 @@ def _suffix(fetched: Fetched) -> str:
     return ".jsonl" if first_line.endswith(b"}") else ".json"
 
 
-def parse(fetched: Fetched, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[Record], list[str]]:
+def parse(
+    fetched: Fetched, max_bytes: int = DEFAULT_MAX_BYTES, *, skip_invalid: bool = False
+) -> tuple[list[Record], list[str]]:
     """Every record of the body, validated as `errfix import` validates a file, and the warnings.
 
-    Raises InvalidRecords (every problem, as `URL:line: id: field: message`) or SyncError.
+    Raises InvalidRecords (every problem, as `URL:line: id: field: message`) or SyncError; with
+    `skip_invalid` the invalid records are left out and each problem becomes a warning.
     """
     where = display_url(fetched.url)
     with tempfile.TemporaryDirectory(prefix="errfix-sync-") as tmp:
@@ -148,25 +151,32 @@ def parse(fetched: Fetched, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[list[Re
         result = load([path], max_bytes=max_bytes)
         problems = [p.replace(str(path), where) for p in result.problems]
         warnings = [w.replace(str(path), where) for w in result.warnings]
-    if problems:
+    if problems and not skip_invalid:
         raise InvalidRecords(problems)
+    warnings += [f"skipped: {p}" for p in problems]
     if not result.records:
         raise SyncError(f"{where}: no records in it; refusing to remove every synced record")
     return [rec for _, rec in result.records], warnings
 
 
 async def sync_once(
-    url: str, target: SyncTarget, *, timeout: float = 60, max_bytes: int = DEFAULT_MAX_BYTES
+    url: str,
+    target: SyncTarget,
+    *,
+    timeout: float = 60,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    skip_invalid: bool = False,
 ) -> SyncReport:
     """Fetch, validate (off the event loop) and write `url`'s records through `target`; raises
-    SyncError or InvalidRecords with nothing written."""
+    SyncError or InvalidRecords with nothing written. `skip_invalid` writes the valid records and
+    reports the others as warnings (see parse)."""
     state = await target.sync_state(url)
     fetched = await fetch(url, state, timeout=timeout, max_bytes=max_bytes)
     if fetched is None:
         return await target.sync_not_modified(url)
     if state is not None and state.body_hash == fetched.body_hash:
         return await target.sync_same_body(fetched)
-    records, warnings = await asyncio.to_thread(parse, fetched, max_bytes)
+    records, warnings = await asyncio.to_thread(lambda: parse(fetched, max_bytes, skip_invalid=skip_invalid))
     report = await target.sync_apply(fetched, records)
     report.warnings = warnings
     return report

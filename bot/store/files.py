@@ -1,7 +1,9 @@
 """Reading record files: `.json` (object or list), `.jsonl`, or folders of them.
 
 Every problem is reported as `file:line: id: field: message` so a record author can jump to it;
-nothing here touches the database, so a bad file can never leave a half-written store.
+nothing here touches the database, so a bad file can never leave a half-written store. A regex
+production cannot run safely (it compiles nowhere, or RE2 rejects it and a backtracking engine
+stalls on it: bot/store/redos.py) is a problem like any invalid field.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import ValidationError
 
 from bot.core.records import Record
 from bot.errors import InvalidInput
+from bot.store.redos import unrunnable
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 SUFFIXES = (".json", ".jsonl")
@@ -164,10 +167,14 @@ def _describe(loc: Located, rid: str, err: ValidationError) -> list[str]:
     return out
 
 
-def validate(located: Iterable[Located]) -> LoadResult:
-    """Validate raw values into Records; duplicates within one load are problems too."""
+def validate(located: Iterable[Located], *, check_regexes: bool = True) -> LoadResult:
+    """Validate raw values into Records; duplicates within one load are problems too.
+
+    `check_regexes=False` lets `errfix lint` report unrunnable regexes in its own words.
+    """
     result = LoadResult()
     seen: dict[str, Located] = {}
+    safe: set[tuple[str, str]] = set()  # (regex, signature) already found runnable: files repeat them
     for loc in located:
         raw = loc.raw
         rid = _one_line(str(raw.get("id", "?"))) if isinstance(raw, dict) else "?"
@@ -184,6 +191,12 @@ def validate(located: Iterable[Located]) -> LoadResult:
             msg = "text is not valid Unicode (a lone surrogate escape)"
             result.problems.append(f"{loc.source}:{loc.line}: {rid}: (record): {msg}")
             continue
+        if check_regexes and (rec.regex, rec.signature) not in safe:
+            problem = unrunnable(rec.regex, rec.signature)
+            if problem is not None:
+                result.problems.append(f"{loc.source}:{loc.line}: {rid}: regex: {problem}")
+                continue
+            safe.add((rec.regex, rec.signature))
         if rec.id in seen:
             first = seen[rec.id]
             result.problems.append(
@@ -196,7 +209,7 @@ def validate(located: Iterable[Located]) -> LoadResult:
     return result
 
 
-def load(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> LoadResult:
+def load(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES, *, check_regexes: bool = True) -> LoadResult:
     """Read and validate every record under `paths`; unreadable files become problems."""
     located: list[Located] = []
     unreadable: list[str] = []
@@ -205,6 +218,6 @@ def load(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> Loa
             located += list(iter_raw(path, max_bytes))  # a file fails whole: no items before the error
         except InvalidInput as e:
             unreadable.append(str(e))
-    result = validate(located)
+    result = validate(located, check_regexes=check_regexes)
     result.problems = unreadable + result.problems
     return result
