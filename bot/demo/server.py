@@ -96,7 +96,7 @@ class Demo:
             )
             app = build_app(settings, self.errfix)
             await check_tokens(app, settings, socket_mode=False)
-            application = web_app(app, self.errfix)
+            application = web_app(app, self.errfix, signing_secret=self.signing_secret)
             self._add_routes(application)
             self._runner = web.AppRunner(application, access_log=None)
             await self._runner.setup()

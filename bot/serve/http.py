@@ -14,6 +14,7 @@ from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 
 from bot.errors import StoreError
+from bot.serve.verify import verify_slack
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import EVENTS_PATH
 from bot.telemetry.metrics import CONTENT_TYPE, Metrics
@@ -53,9 +54,16 @@ def ops_app(errfix: AsyncErrfix, metrics: Metrics | None = None) -> web.Applicat
     return application
 
 
-def web_app(app: AsyncApp, errfix: AsyncErrfix, *, metrics: Metrics | None = None) -> web.Application:
+def web_app(
+    app: AsyncApp, errfix: AsyncErrfix, *, signing_secret: str, metrics: Metrics | None = None
+) -> web.Application:
     """aiohttp Application: every Slack request at POST /slack/events, GET /healthz, and
-    GET /metrics when `metrics` is given (the one passed to `build_app`)."""
+    GET /metrics when `metrics` is given (the one passed to `build_app`).
+
+    Requests to /slack/events are checked against `signing_secret` before anything parses them
+    (bot/serve/verify.py): bolt only ever sees requests that are Slack's and well formed.
+    """
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
+    server.web_app.middlewares.append(verify_slack(EVENTS_PATH, signing_secret))
     add_routes(server.web_app, errfix, metrics)
     return server.web_app

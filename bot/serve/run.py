@@ -84,7 +84,11 @@ async def _serve_app(
     host: str,
     port: int | None,
 ) -> None:
-    application = web_app(app, errfix, metrics=metrics) if http else ops_app(errfix, metrics)
+    application = (
+        web_app(app, errfix, signing_secret=settings.signing_secret, metrics=metrics)
+        if http
+        else ops_app(errfix, metrics)
+    )
     runner = web.AppRunner(application, access_log=None, shutdown_timeout=settings.shutdown_timeout)
     await runner.setup()
     handler = None if http else socket_handler(app, settings)

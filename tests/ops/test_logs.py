@@ -50,7 +50,9 @@ class App:
         self.errfix = serve_errfix(self.settings, self.metrics)
         self.activity = Activity()
         app = build_app(self.settings, self.errfix, activity=self.activity, metrics=self.metrics)
-        self.server = TestServer(web_app(app, self.errfix, metrics=self.metrics), host="127.0.0.1")
+        self.server = TestServer(
+            web_app(app, self.errfix, signing_secret=SECRET, metrics=self.metrics), host="127.0.0.1"
+        )
 
     async def paste(self, text: str = PASTE, event_id: str = "EvPaste1") -> dict[str, Any]:
         message = self.fake.add_message(CHANNEL, slack_escape(text), ALICE)

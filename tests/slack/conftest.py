@@ -65,7 +65,9 @@ class Bot:
         self.activity = Activity()
         self.metrics = Metrics()
         self.app = build_app(settings, self.errfix, activity=self.activity, metrics=self.metrics, clock=clock)
-        self.server = TestServer(web_app(self.app, self.errfix), host="127.0.0.1")
+        self.server = TestServer(
+            web_app(self.app, self.errfix, signing_secret=settings.signing_secret), host="127.0.0.1"
+        )
         self.session: aiohttp.ClientSession | None = None
         self.link: EventsLink | None = None
         self._keys = 0
