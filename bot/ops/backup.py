@@ -6,9 +6,12 @@ under a read transaction; in WAL mode that does not block the server), checked w
 single file (journal mode DELETE), ready to copy elsewhere.
 
 A restore refuses anything that is not an errfix database, is damaged, or was written by a newer
-errfix (a migration this errfix does not know). It keeps the database it replaces as
-`DB.before-restore`, copies FILE in through the backup API (correct with the target's WAL), and
-upgrades an older schema. Stop `errfix serve` before restoring.
+errfix (a migration this errfix does not know), and refuses while `errfix serve` holds the
+database (bot/ops/serving_lock.py: a restore under a live server silently rolled back the votes
+it had acknowledged). The backup is first copied to `DB.restoring`, upgraded there and checked
+again; only then is the live database touched: kept as `DB.before-restore`, overwritten through
+the backup API (correct with its WAL), and its cached index (`DB.index`) dropped. A backup that
+cannot be upgraded leaves the live database exactly as it was.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import InvalidInput, StoreError
+from bot.ops.serving_lock import exclusive
+from bot.service.index_cache import cache_path
 from bot.store.schema import SCHEMA_VERSION, migrations, unknown_migrations
 from bot.store.store import Store
 
@@ -113,11 +118,45 @@ def restore(backup_file: str | Path, db_path: str | Path) -> tuple[DbInfo, Path 
     target = Path(db_path)
     if target.resolve() == Path(backup_file).resolve():
         raise InvalidInput(f"{target}: that is the database itself")
-    kept = _keep_old(target)
-    with _connect(backup_file, read_only=True) as src, contextlib.closing(sqlite3.connect(target)) as out:
-        _copy(src, out)
-    Store(target).close()  # applies the migrations an older backup lacks, turns WAL back on
+    with exclusive(target):
+        staged = _staged(Path(backup_file), target)
+        try:
+            kept = _keep_old(target)
+            with _connect(staged, read_only=True) as src, contextlib.closing(sqlite3.connect(target)) as out:
+                _copy(src, out)
+            Store(target).close()  # turns WAL back on (the migrations already ran on the copy)
+            cache_path(target).unlink(missing_ok=True)  # an index of the replaced store
+        finally:
+            _remove(staged)
     return inspect(target), kept
+
+
+def _staged(backup_file: Path, target: Path) -> Path:
+    """The backup copied next to `target`, upgraded to this errfix's schema and checked again;
+    raises StoreError (with `target` untouched) when it cannot be."""
+    staged = target.with_name(target.name + ".restoring")
+    _remove(staged)
+    try:
+        with _connect(backup_file, read_only=True) as src, contextlib.closing(sqlite3.connect(staged)) as out:
+            _copy(src, out)
+        try:
+            Store(staged).close()  # applies the migrations an older backup lacks
+            with contextlib.closing(sqlite3.connect(staged)) as conn:
+                conn.execute("PRAGMA journal_mode = DELETE")  # one file to copy from
+        except (sqlite3.Error, StoreError) as e:
+            raise StoreError(
+                f"{backup_file}: cannot be upgraded to this errfix's schema ({e}); {target} was not touched"
+            ) from None
+        inspect(staged)
+    except BaseException:
+        _remove(staged)
+        raise
+    return staged
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _keep_old(target: Path) -> Path | None:
