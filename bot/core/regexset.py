@@ -193,6 +193,20 @@ class RegexSet:
         self._unfiltered = [(u, re2.compile(self._unit_text(u), self._opts)) for u in self.unfiltered]
         self._fallback_at = dict(self._fallback)
 
+    def __getstate__(self) -> dict[str, object]:
+        """What a pickled index keeps (the start-up cache): no compiled RE2 object, no options;
+        they are compiled again on load, with the options production uses."""
+        state = dict(self.__dict__)
+        for name in ("_opts", "_cache", "_unfiltered"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._opts = re2_options()
+        self._cache = OrderedDict()
+        self._unfiltered = [(u, re2.compile(self._unit_text(u), self._opts)) for u in self.unfiltered]
+
     def matches(self, index: int, text: str) -> bool:
         """Whether pattern `index` alone matches `text` (RE2, or the bounded fallback)."""
         if index in self._fallback_at:

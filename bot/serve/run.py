@@ -19,6 +19,7 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 
 from bot.config import Settings
+from bot.ops.serving_lock import serving
 from bot.serve.http import ops_app, web_app
 from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
@@ -36,21 +37,22 @@ def run(settings: Settings, *, http: bool, host: str, port: int | None) -> None:
     """Serve with these settings until SIGINT or SIGTERM (`http`: the Events API even in Socket Mode)."""
     settings.require_slack(http=http)
     logs.configure(fmt=settings.log_format, secrets=settings.secrets, log_pastes=settings.log_pastes)
-    metrics = Metrics(settings.db_path)
-    errfix = serve_errfix(settings, metrics)
-    try:
-        over_http = http or not settings.socket_mode
-        port = port if port is not None or not over_http else DEFAULT_HTTP_PORT
-        asyncio.run(serve(settings, errfix, metrics, http=over_http, host=host, port=port))
-    finally:
-        errfix.close()
+    with serving(settings.db_path):  # `errfix restore` refuses while this is held
+        metrics = Metrics(settings.db_path)
+        errfix = serve_errfix(settings, metrics)
+        try:
+            over_http = http or not settings.socket_mode
+            port = port if port is not None or not over_http else DEFAULT_HTTP_PORT
+            asyncio.run(serve(settings, errfix, metrics, http=over_http, host=host, port=port))
+        finally:
+            errfix.close()
 
 
 def serve_errfix(settings: Settings, metrics: Metrics) -> AsyncErrfix:
     """The service as `errfix serve` runs it: counted and logged, re-indexing in the background
     (answers use the old index until the new one is built)."""
     observer = MetricsAndLogs(metrics, log_pastes=settings.log_pastes)
-    return AsyncErrfix(settings.db_path, observer=observer, background_reindex=True)
+    return AsyncErrfix(settings.db_path, observer=observer, background_reindex=True, index_cache=True)
 
 
 async def serve(

@@ -41,13 +41,20 @@ class AsyncErrfix:
         seed: bool = True,
         observer: Observer | None = None,
         background_reindex: bool = False,
+        index_cache: bool = False,
     ) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-store")
         self._match_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-match")
         self._svc: Errfix | None = None
         try:
             self._svc = self._pool.submit(
-                lambda: Errfix.open(db_path, seed=seed, observer=observer, background_reindex=background_reindex)
+                lambda: Errfix.open(
+                    db_path,
+                    seed=seed,
+                    observer=observer,
+                    background_reindex=background_reindex,
+                    index_cache=index_cache,
+                )
             ).result()
         except BaseException:
             self._pool.shutdown(wait=True)

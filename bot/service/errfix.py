@@ -8,6 +8,10 @@ export, stats, lint and the store side of a sync. Results are dataclasses (`Diag
 `Errfix` wraps one `Store` (so one thread, see bot/store/store.py) and keeps a `Matcher` built for
 the store's current version. With `background_reindex` a rebuild happens off to the side:
 answers keep using the old index until the new one is complete, so an import never blocks a reply.
+With `index_cache` every index built is saved next to the database (bot/service/index_cache.py)
+and the first use loads it instead of building: a restart answers at once. A cache of an older
+store version answers while the current one is built in the background; with no usable cache, a
+large store starts with an exact index of the bundled seeds alone while the full one is built.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from bot.core.records import Record
 from bot.core.redact import redact_text
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
 from bot.errors import NotFound
+from bot.service import index_cache
+from bot.service.index_cache import IndexKey
 from bot.service.observer import Observer, Quiet, VoteCast
 from bot.store import open_store
 from bot.store.files import DEFAULT_MAX_BYTES, LoadResult
@@ -55,6 +61,7 @@ __all__ = [
     "WeekSummary",
 ]
 
+SMALL_START = 5_000  # records above which a start without a cached index answers from the seeds first
 REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when more likely right than not
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
 
@@ -90,8 +97,10 @@ class Errfix:
         reply_threshold: float = REPLY_THRESHOLD,
         background_reindex: bool = False,
         observer: Observer | None = None,
+        index_cache: bool = False,
     ) -> None:
         self.store = store
+        self.index_cache = index_cache and store.path != ":memory:"
         self.learning = Learning(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
@@ -124,6 +133,29 @@ class Errfix:
         version, matcher = self.build_matcher(store)
         self.install_matcher(version, matcher)
         self.observer.on_rebuild(version, store.count(), time.perf_counter() - start)
+        if self.index_cache:
+            index_cache.save(store.path, IndexKey(store.instance_id(), version, len(matcher.entries)), matcher)
+
+    def _start(self) -> bool:
+        """The first index of this process without building the full one: the cached index (even
+        of an older store version: it answers until the background rebuild is done), else, for a
+        large store, an index of the bundled seeds alone. False: build the full one now."""
+        store = self.store
+        found = index_cache.load(store.path) if self.index_cache else None
+        if found is not None and found[0].instance == store.instance_id():
+            key, matcher = found
+            current = IndexKey(key.instance, store.version, store.count())
+            if key != current and not self.background_reindex:
+                return False  # stale, and nothing would rebuild it in the background
+            # a stale index is installed one version "behind", so the refresh below rebuilds it
+            version = key.version if key == current else min(key.version, current.version - 1)
+            self.install_matcher(version, matcher)
+            return True
+        if not self.background_reindex or store.count() <= SMALL_START:
+            return False
+        seeds = [store.get(rid) for rid in sorted(store.seed_ids()) if store.has(rid)]
+        self.install_matcher(-1, Matcher(seeds, seeds=frozenset(r.id for r in seeds)))
+        return True
 
     def _rebuild_in_background(self) -> None:
         """Index a new store version on a thread with its own connection; answers keep the old one."""
@@ -161,7 +193,9 @@ class Errfix:
     @property
     def matcher(self) -> Matcher:
         """The index for the current store version, built on first use after a change."""
-        if self._matcher is None or (self._matcher_version != self.store.version and not self.background_reindex):
+        if self._matcher is None and self._start():
+            self.refresh_index()
+        elif self._matcher is None or (self._matcher_version != self.store.version and not self.background_reindex):
             self._build(self.store)
         else:
             self.refresh_index()

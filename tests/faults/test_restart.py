@@ -1,0 +1,133 @@
+"""Fast restarts (#14.9): the index is saved next to the database and loaded on the next start
+instead of being built; a damaged, foreign or stale cache never answers wrongly (it is ignored
+and rebuilt, or, when stale, answers only until the background rebuild is done).
+
+Whether an index was built is counted through the observer's on_rebuild, never timed."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from bot.core.records import Record
+from bot.service.errfix import Errfix
+from bot.service.index_cache import MAGIC, cache_path
+from bot.service.observer import Quiet
+from tests.conftest import minimal
+
+PASTE = "ValueError: fresh/new broke"  # the error of minimal("fresh/new")
+
+
+class Builds(Quiet):
+    """Counts the indexes built."""
+
+    def __init__(self) -> None:
+        self.builds: list[int] = []
+        self.done = threading.Event()
+
+    def on_rebuild(self, version: int, records: int, seconds: float) -> None:
+        self.builds.append(version)
+        self.done.set()
+
+
+def start(db: Path, **options: bool) -> tuple[Errfix, Builds]:
+    seen = Builds()
+    return Errfix.open(db, observer=seen, index_cache=True, **options), seen
+
+
+def top(svc: Errfix, text: str) -> str | None:
+    found = svc.diagnose(text).matches
+    return found[0].id if found else None
+
+
+def test_a_restart_loads_the_index_instead_of_building_it(db: Path) -> None:
+    first, seen = start(db)
+    answer = top(first, "RuntimeError: Loss is NaN at step 1200")
+    assert seen.builds == [first.store.version] and cache_path(db).exists()
+    first.close()
+
+    again, seen = start(db)
+    assert top(again, "RuntimeError: Loss is NaN at step 1200") == answer
+    assert seen.builds == []  # loaded, not built
+    again.close()
+
+
+def test_without_the_option_nothing_is_cached(db: Path) -> None:
+    svc = Errfix.open(db)
+    svc.diagnose("RuntimeError: Loss is NaN")
+    svc.close()
+    assert not cache_path(db).exists()
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "flipped":
+        at = len(data) - 100
+        path.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :])
+    elif how == "other-code":
+        end = data.index(b"\n", len(MAGIC))
+        header = json.loads(data[len(MAGIC) : end])
+        header["code"] = "0" * 16
+        path.write_bytes(MAGIC + json.dumps(header).encode() + data[end:])
+    else:
+        path.write_bytes(b"not an index at all")
+
+
+def test_a_damaged_or_foreign_cache_is_ignored_and_rebuilt(db: Path) -> None:
+    for how in ("truncated", "flipped", "other-code", "garbage"):
+        svc, _ = start(db)
+        top(svc, "warm")
+        svc.close()
+        _damage(cache_path(db), how)
+        svc, seen = start(db)
+        assert top(svc, "RuntimeError: Loss is NaN at step 1200") is not None
+        assert seen.builds == [svc.store.version], how  # rebuilt, and saved again
+        svc.close()
+        reloaded, seen = start(db)
+        top(reloaded, "warm")
+        assert seen.builds == [], how
+        reloaded.close()
+
+
+def test_a_stale_cache_answers_until_the_background_rebuild_is_done(db: Path) -> None:
+    svc, _ = start(db)
+    top(svc, "warm")
+    svc.close()
+    svc = Errfix.open(db)
+    svc.store.import_records([Record.model_validate(minimal("fresh/new"))])  # the store moves on
+    svc.close()
+
+    svc, seen = start(db, background_reindex=True)
+    assert top(svc, PASTE) != "fresh/new"  # the previous index answers at once
+    assert seen.done.wait(120)  # hang guard only
+    assert seen.builds == [svc.store.version]
+    assert top(svc, PASTE) == "fresh/new"
+    svc.close()
+
+
+def test_a_stale_cache_is_not_used_without_a_background_rebuild(db: Path) -> None:
+    svc, _ = start(db)
+    top(svc, "warm")
+    svc.close()
+    svc = Errfix.open(db)
+    svc.store.import_records([Record.model_validate(minimal("fresh/new"))])
+    svc.close()
+    svc, seen = start(db)
+    assert top(svc, PASTE) == "fresh/new"
+    assert seen.builds == [svc.store.version]
+    svc.close()
+
+
+def test_a_cache_of_another_database_is_not_used(db: Path, tmp_path: Path) -> None:
+    svc, _ = start(db)
+    top(svc, "warm")
+    svc.close()
+    other = tmp_path / "other.db"
+    cache_path(other).write_bytes(cache_path(db).read_bytes())
+    svc, seen = start(other)
+    top(svc, "warm")
+    assert seen.builds == [svc.store.version]
+    svc.close()
