@@ -4,6 +4,8 @@ never a traceback, never the body (a forged request's pasted text included)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
 import time
@@ -90,3 +92,27 @@ async def test_a_signed_good_request_still_gets_through(bot: Bot) -> None:
     body = json.dumps({"type": "url_verification", "challenge": "c-123", "token": "t"})
     status, text = await bot.post_signed(body, JSON)
     assert status == 200 and "c-123" in text
+
+
+def sign_bytes(body: bytes) -> dict[str, str]:
+    """Slack's signature over raw bytes (the fake's helper signs text)."""
+    stamp = str(int(time.time()))
+    mac = hmac.new(SECRET.encode(), b"v0:" + stamp.encode() + b":" + body, hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": f"v0={mac}"}
+
+
+async def test_binary_bodies_get_401_unsigned_and_400_signed(bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    binary = bytes(range(256)) * 8  # not UTF-8
+    assert bot.session is not None
+    for headers, expected in (({}, 401), (sign_bytes(binary), 400)):
+        hdrs = {"Content-Type": JSON, **headers}
+        async with bot.session.post(bot.url, data=binary, headers=hdrs) as resp:
+            assert resp.status == expected
+    assert_quiet(caplog, 2)
+
+
+async def test_an_oversized_body_gets_413(bot: Bot) -> None:
+    body = json.dumps({"type": "event_callback", "blob": "x" * 3_000_000})
+    status, _ = await bot.post_signed(body, JSON)
+    assert status == 413
