@@ -131,3 +131,15 @@ def test_a_cache_of_another_database_is_not_used(db: Path, tmp_path: Path) -> No
     top(svc, "warm")
     assert seen.builds == [svc.store.version]
     svc.close()
+
+
+def test_a_large_store_without_a_cache_starts_on_the_seeds_while_the_full_index_builds(db: Path) -> None:
+    svc = Errfix.open(db)
+    svc.store.import_records([Record.model_validate(minimal(f"team/{k}")) for k in range(6_000)])
+    svc.close()
+    svc, seen = start(db, background_reindex=True)
+    assert top(svc, "ValueError: team/42 broke") != "team/42"  # not indexed yet: the build takes seconds
+    assert top(svc, "RuntimeError: Loss is NaN or Inf at step 1000") == "pytorch/loss-nan-step"  # a seed
+    assert seen.done.wait(300)  # hang guard only
+    assert top(svc, "ValueError: team/42 broke") == "team/42"
+    svc.close()
