@@ -20,6 +20,12 @@ Metrics per policy, over ``--runs`` runs:
   * share of runs where that happened within 10 votes;
   * mean cumulative regret after ``--regret-at`` votes: sum of (best p - tried p).
 
+Deciding figure: the wrong-first runs (where the record's own rates put a worse workaround
+first), which is what learning from votes is for; most other runs need no votes at all. Targets,
+printed per error model: in the wrong-first runs the chosen rule's regret@N is below static record
+rates' (paired, beyond 2 standard errors), and over all runs it is not worse than them. The run
+exits 1 when a target is missed.
+
 Run: ``python bench/feedback_sim.py [--runs 2000] [--seed 1] [--sweep]``; stdlib only.
 """
 
@@ -220,7 +226,41 @@ def report(outcomes: Sequence[Outcome], reference: Sequence[Outcome], horizon: i
     )
 
 
-def run_policies(policies: Sequence[tuple[str, Scorer]], args: argparse.Namespace, error_model: str) -> None:
+def paired(outcomes: Sequence[Outcome], reference: Sequence[Outcome], wrong_only: bool) -> tuple[float, float]:
+    """Mean regret difference against the reference rule on the same worlds, and 2 standard errors."""
+    diffs = [
+        o.regret - r.regret for o, r in zip(outcomes, reference, strict=True) if r.prior_top_wrong or not wrong_only
+    ]
+    if len(diffs) < 2:
+        return (statistics.fmean(diffs) if diffs else 0.0), 0.0
+    return statistics.fmean(diffs), 2.0 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+
+
+def verdict(
+    chosen: Sequence[Outcome], static_rates: Sequence[Outcome], model: str, min_gain: float = 0.0
+) -> tuple[bool, list[str]]:
+    """The targets the chosen rule must meet against not learning at all (static record rates).
+
+    Deciding: in the wrong-first runs (where learning is for) its regret@N is lower than static
+    rates' beyond 2 standard errors of the paired difference. Overall: it is not worse than static
+    rates beyond 2 standard errors.
+    """
+    wrong_delta, wrong_se = paired(chosen, static_rates, wrong_only=True)
+    all_delta, all_se = paired(chosen, static_rates, wrong_only=False)
+    wrong_ok = wrong_delta + wrong_se < -min_gain
+    all_ok = all_delta - all_se <= 0.0
+    lines = [
+        f"target [{model}] wrong-first runs (deciding): chosen regret - static {wrong_delta:+.2f} ±{wrong_se:.2f} "
+        f"< {-min_gain:g}: {'met' if wrong_ok else 'MISSED'}",
+        f"target [{model}] all runs: chosen regret - static {all_delta:+.2f} ±{all_se:.2f} not above 0: "
+        f"{'met' if all_ok else 'MISSED'}",
+    ]
+    return wrong_ok and all_ok, lines
+
+
+def run_policies(
+    policies: Sequence[tuple[str, Scorer]], args: argparse.Namespace, error_model: str
+) -> list[tuple[str, list[Outcome]]]:
     """Simulate every policy on the same worlds and print a table (first policy = reference)."""
     worlds = [make_world(random.Random(args.seed * 1_000_003 + r), args.horizon, error_model) for r in range(args.runs)]
     wrong = sum(
@@ -252,6 +292,12 @@ def run_policies(policies: Sequence[tuple[str, Scorer]], args: argparse.Namespac
         "('wrong' = runs where the record's own rates put a worse workaround first; "
         f"'>{args.horizon}' = not first for good within the horizon)"
     )
+    ref = results[0][1]
+    print(f"wrong-first runs, the deciding figure: regret@{at} minus row 1's, paired on the same worlds")
+    for name, outcomes in results[1:]:
+        delta, se = paired(outcomes, ref, wrong_only=True)
+        print(f"  {name:<27}{delta:>+7.2f} ±{se:.2f}")
+    return results
 
 
 def weight_fn(base: float, per_log: float, cap: float) -> Callable[[int], float]:
@@ -259,7 +305,7 @@ def weight_fn(base: float, per_log: float, cap: float) -> Callable[[int], float]
     return lambda e: min(cap, base + per_log * math.log1p(e))
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments, run the comparison (and optionally the prior-weight sweep)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--runs", type=int, default=2000, help="records simulated per table")
@@ -274,6 +320,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="record-rate error: flat ±0.3, or shrinking with evidence_count",
     )
     ap.add_argument("--sweep", action="store_true", help="also sweep the prior weight")
+    ap.add_argument(
+        "--min-gain",
+        type=float,
+        default=0.0,
+        help="regret the chosen rule must save over static rates in wrong-first runs",
+    )
     args = ap.parse_args(argv)
     started = time.perf_counter()
 
@@ -287,8 +339,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         ("Thompson (randomised)", thompson),
     ]
     models = ("flat", "evidence") if args.error_model == "both" else (args.error_model,)
+    met = True
+    targets: list[str] = []
     for model in models:
-        run_policies(policies, args, model)
+        results = dict(run_policies(policies, args, model))
+        ok, lines = verdict(results["posterior mean [chosen]"], results["static record rates"], model, args.min_gain)
+        met &= ok
+        targets += lines
 
     if args.sweep:
         sweep: list[tuple[str, Scorer]] = []
@@ -305,8 +362,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             sweep.append((label, mean_rule(weight_fn(base, per_log, cap))))
         for model in models:
             run_policies(sweep, args, model)
-    print(f"\n({time.perf_counter() - started:.1f} s)")
+    print()
+    print("\n".join(targets))
+    print(f"({time.perf_counter() - started:.1f} s)")
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

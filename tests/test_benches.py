@@ -103,3 +103,22 @@ def test_redact_bench_judges_cpu_figures_against_its_targets() -> None:
     assert meets("secrets", {"cpu_p99_ms": 2.0, "cpu_mb_s": 5.0})
     assert not meets("secrets", {"cpu_p99_ms": 2.1, "cpu_mb_s": 8.0})
     assert not meets("secrets", {"cpu_p99_ms": 0.3, "cpu_mb_s": 4.9})
+
+
+def test_feedback_sim_needs_the_chosen_rule_to_beat_static_rates_where_the_record_is_wrong() -> None:
+    fs = bench("feedback_sim")
+    out = fs.Outcome
+
+    def runs(*regrets: tuple[float, bool]) -> list[Any]:
+        return [out(settle=0.0, regret=r, prior_top_wrong=w) for r, w in regrets]
+
+    static = runs((6.0, True), (5.0, True), (7.0, True), (1.0, False), (1.0, False))
+    learns = runs((3.0, True), (2.5, True), (3.5, True), (1.1, False), (0.9, False))
+    assert fs.verdict(learns, static, "flat")[0]
+    assert not fs.verdict(learns, static, "flat", min_gain=4.0)[0]  # saves 3 on average, not 4
+    no_gain = runs((6.0, True), (5.0, True), (7.0, True), (1.0, False), (1.0, False))
+    assert not fs.verdict(no_gain, static, "flat")[0]
+    static6 = runs((6.0, True), (5.0, True), (7.0, True), *[(1.0, False)] * 6)
+    worse_elsewhere = runs((5.9, True), (4.9, True), (6.9, True), *[(3.0, False)] * 6)
+    ok, lines = fs.verdict(worse_elsewhere, static6, "flat")
+    assert not ok and "met" in lines[0] and "MISSED" in lines[1]
