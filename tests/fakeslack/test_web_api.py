@@ -311,7 +311,7 @@ async def test_wait_for_and_reset(fake: FakeSlack, client: AsyncWebClient) -> No
     task = asyncio.ensure_future(fake.wait_for("chat.postMessage", lambda c: c.params.get("text") == "b"))
     await client.chat_postMessage(channel=CHANNEL, text="a")
     await client.chat_postMessage(channel=CHANNEL, text="b")
-    call: Call = await asyncio.wait_for(task, 2)
+    call: Call = await asyncio.wait_for(task, 60)
     assert call.params["text"] == "b"
     with pytest.raises(TimeoutError):
         await fake.wait_for("chat.delete", timeout=0.05)
@@ -334,7 +334,7 @@ def test_thread_variant_serves_the_sync_client() -> None:
     with FakeSlackThread() as slack:
         client = WebClient(token="xoxb-test", base_url=slack.base_url)
         res = client.chat_postMessage(channel=CHANNEL, text="from a sync client")
-        assert slack.wait_for("chat.postMessage", timeout=1).ok
+        assert slack.wait_for("chat.postMessage", timeout=60).ok
         assert slack.fake.messages(CHANNEL)[0]["ts"] == res["ts"]
         with pytest.raises(SlackApiError):
             WebClient(token="xoxb-bad", base_url=slack.base_url).auth_test()
@@ -352,7 +352,7 @@ async def acking_client(fake: FakeSlack, received: list[SocketModeRequest]) -> S
 
     client.socket_mode_request_listeners.append(ack)
     await client.connect()
-    await fake.wait_connected(1, timeout=2)
+    await fake.wait_connected(1, timeout=60)
     return client
 
 
@@ -364,15 +364,15 @@ async def test_socket_mode_delivers_records_acks_and_survives_drops(fake: FakeSl
     try:
         event = {"type": "event_callback", "event_id": "Ev1", "event": {"type": "app_mention", "text": "hi"}}
         envelope_id = await fake.push("events_api", event)
-        assert await fake.wait_ack(envelope_id, timeout=2) == {"envelope_id": envelope_id}
+        assert await fake.wait_ack(envelope_id, timeout=60) == {"envelope_id": envelope_id}
         assert received[0].type == "events_api" and received[0].payload == event
 
         assert await fake.drop_connections(graceful=graceful) == 1
-        await fake.wait_connected(2, timeout=3)
+        await fake.wait_connected(2, timeout=60)
         assert fake.connections_opened == 2 and fake.attempts("apps.connections.open") == 2
 
         command_id = await fake.push("slash_commands", {"command": "/errfix", "text": "help"})
-        assert (await fake.wait_ack(command_id, timeout=2))["payload"] == {"text": "ok"}
+        assert (await fake.wait_ack(command_id, timeout=60))["payload"] == {"text": "ok"}
     finally:
         await client.close()
 

@@ -123,6 +123,7 @@ def test_only_learned_aliases_can_be_unlearned(seeded: Store) -> None:
 
 
 def test_learned_lists_aliases_and_rejections_with_who_and_when(seeded: Store) -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
     svc = Errfix(seeded)
     Errfix(seeded).learn_alias(SEED_ID, "TrainingAbortError: objective went non-finite", "U_ALICE")
     Errfix(seeded).learn_alias("pytorch/cuda-out-of-memory", "CudaSadness: no memory left", "U_BOB")
@@ -134,8 +135,9 @@ def test_learned_lists_aliases_and_rejections_with_who_and_when(seeded: Store) -
         ("rejection", SEED_ID, "U_BOB"),
     ]
     assert items[2].text == normalize(NAN.splitlines()[-1])  # the paste's error line, normalised
-    for i in items:
-        assert datetime.strptime(i.created_at, "%Y-%m-%dT%H:%M:%SZ").year == datetime.now(UTC).year
+    after = datetime.now(UTC)
+    for i in items:  # when it was learned: between the start of the test and now (no midnight edge)
+        assert before <= datetime.strptime(i.created_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) <= after
     assert [i.kind for i in Errfix(seeded).learned("pytorch/cuda-out-of-memory")] == ["alias"]
     assert Learning(seeded).rejections() == {SEED_ID: [(items[2].text, "U_BOB")]}
 
@@ -172,6 +174,7 @@ def _records(rows: dict[str, dict[str, Any]]) -> list[Record]:
 
 
 def test_export_folds_the_votes_into_rates_evidence_and_last_confirmed(seeded: Store) -> None:
+    day_before = datetime.now(UTC).strftime("%Y-%m-%d")
     k_clip, k_lr, k_norm = _vote_on_nan(seeded)
     Errfix(seeded).learn_alias(SEED_ID, "TrainingAbortError: objective went non-finite", "U1")
     raw = seed_json()
@@ -184,7 +187,8 @@ def test_export_folds_the_votes_into_rates_evidence_and_last_confirmed(seeded: S
     assert by_action[norm]["success_rate"] == round(rank.posterior(0.9, e, 0, 3).mean, 4)
     assert row["fix_success_rate"] == round(rank.record_fix_rate(raw["fix_success_rate"], e, 2, 3), 4)
     assert row["evidence_count"] == e + 5
-    assert row["last_confirmed"] == datetime.now(UTC).strftime("%Y-%m-%d")  # the "worked" votes are today
+    # the "worked" votes' day: the day the test started or, across midnight, the next
+    assert row["last_confirmed"] in {day_before, datetime.now(UTC).strftime("%Y-%m-%d")}
     assert row["aliases"] == [*raw["aliases"], "TrainingAbortError: objective went non-finite"]
     assert [d["fail_rate"] for d in row["dead_ends"]] == [d["fail_rate"] for d in raw["dead_ends"]]
     mark = row[FOLDED]
