@@ -72,7 +72,10 @@ async def post_answer(
         blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
     )
     if reply_ts:
-        await deps.errfix.record_reply(Reply(channel, reply_ts, ts, thread_ts, top.id, top.score, locale))
+        shown = tuple((o.id, o.score) for o in others)
+        await deps.errfix.record_reply(
+            Reply(channel, reply_ts, ts, thread_ts, top.id, top.score, locale, sure=sure, others=shown, note=note)
+        )
     return reply_ts
 
 
@@ -92,10 +95,15 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
         view = dataclasses.replace(view, score=reply.score)
         if reply.rejected_by:
             text, blocks = f"Not this error: {kit.escape(view.id)}", kit.rejected_blocks(view, reply.rejected_by)
-        else:
-            sure = view.score >= deps.errfix.reply_threshold
+        else:  # the same answer as posted (sure or not, others shown, note), with today's counts
+            sure = reply.sure if reply.sure is not None else view.score >= deps.errfix.reply_threshold
+            others = []
+            for rid, score in reply.others:
+                other = await deps.errfix.view(rid)
+                if other is not None:
+                    others.append(dataclasses.replace(other, score=score))
             text = kit.answer_fallback(view, sure=sure, locale=reply.locale)
-            blocks = kit.answer_blocks(view, sure=sure, locale=reply.locale)
+            blocks = kit.answer_blocks(view, sure=sure, locale=reply.locale, others=others, note=reply.note)
         await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)
 
     await deps.updates.refresh(reply_key(channel, reply_ts), render)

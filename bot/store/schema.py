@@ -154,7 +154,19 @@ def m003_sync_state(db: Database) -> None:
     )
 
 
-MIGRATION_NAMES: tuple[str, ...] = tuple(m.__name__ for m in (m001_records, m002_learning, m003_sync_state))
+@migrations()
+def m004_reply_rendering(db: Database) -> None:
+    """What an answer was rendered from besides its record, so a re-render after a vote is the same
+    answer with new counts: sure or not (NULL for older replies: decided by score), the other
+    candidates shown ("Also possible", JSON [[id, score], ...]) and the note under it."""
+    db.execute("ALTER TABLE replies ADD COLUMN sure INTEGER")
+    db.execute("ALTER TABLE replies ADD COLUMN others TEXT NOT NULL DEFAULT '[]'")
+    db.execute("ALTER TABLE replies ADD COLUMN note TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATION_NAMES: tuple[str, ...] = tuple(
+    m.__name__ for m in (m001_records, m002_learning, m003_sync_state, m004_reply_rendering)
+)
 SCHEMA_VERSION = len(MIGRATION_NAMES)
 
 

@@ -68,6 +68,9 @@ class Reply:
     record_id: str
     score: float
     locale: str = "en"
+    sure: bool | None = None  # None: an older reply, sure when its score is at the threshold
+    others: tuple[tuple[str, float], ...] = ()  # the other candidates shown: (record id, score)
+    note: str = ""
     line: str = ""
     rejected_by: str | None = None
 
@@ -393,7 +396,7 @@ class Store:
     def record_reply(self, reply: Reply) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO replies (channel, reply_ts, message_ts, thread_ts, record_id, score, locale, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "sure, others, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 reply.channel,
                 reply.reply_ts,
@@ -402,6 +405,9 @@ class Store:
                 reply.record_id,
                 reply.score,
                 reply.locale,
+                None if reply.sure is None else int(reply.sure),
+                json.dumps([[rid, score] for rid, score in reply.others]),
+                reply.note,
                 now_iso(),
             ],
         )
@@ -409,15 +415,24 @@ class Store:
 
     def reply(self, channel: str, reply_ts: str) -> Reply | None:
         row = self.db.execute(
-            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale FROM replies "
-            "WHERE channel = ? AND reply_ts = ?",
+            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note "
+            "FROM replies WHERE channel = ? AND reply_ts = ?",
             [channel, reply_ts],
         ).fetchone()
         if row is None:
             return None
-        channel, reply_ts, message_ts, thread_ts, record_id, score, locale = row
+        channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note = row
         return Reply(
-            str(channel), str(reply_ts), str(message_ts), str(thread_ts), str(record_id), float(score), str(locale)
+            str(channel),
+            str(reply_ts),
+            str(message_ts),
+            str(thread_ts),
+            str(record_id),
+            float(score),
+            str(locale),
+            sure=None if sure is None else bool(sure),
+            others=tuple((str(rid), float(s)) for rid, s in json.loads(others)),
+            note=str(note),
         )
 
     def first_seen(self, keys: Iterable[str], ttl_seconds: float = 7 * 86400) -> bool:

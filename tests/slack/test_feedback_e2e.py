@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from bot.fakeslack.web_api import User
 from bot.store.store import Store
 from tests.conftest import invoke
-from tests.slack.conftest import ALICE, BOB, CHANNEL, RECORD, ROBOT, Bot, all_text, buttons, slack_escape
+from tests.slack.conftest import (
+    ALICE,
+    BOB,
+    CHANNEL,
+    RECORD,
+    ROBOT,
+    Bot,
+    all_text,
+    buttons,
+    message_event,
+    slack_escape,
+)
 
 
 async def answered(bot: Bot) -> dict[str, Any]:
@@ -216,3 +228,23 @@ async def test_a_vote_on_an_answer_slack_lost_is_kept_and_not_retried(
     await bot.idle()
     assert tally(read_store, top_wkey(answer)) == (1, 0)  # a second click would withdraw it: none needed
     assert [c.ok for c in bot.fake.calls("chat.update")] == [False]
+
+
+def _without_counts(message: dict[str, Any]) -> str:
+    """The blocks with vote counts and the success rates they move taken out."""
+    shown = json.dumps(message["blocks"], ensure_ascii=False)
+    return re.sub(r"\d+% worked", "N% worked", re.sub(r":\+1: \d+ · :-1: \d+", ":+1: N · :-1: N", shown))
+
+
+async def test_a_vote_re_renders_the_same_answer_with_new_counts(bot: Bot) -> None:
+    """An unsure answer with others shown stays exactly that answer after a vote: only counts move."""
+    text = "<@U_BOT> what is this? RuntimeError: loss went NaN somewhere"
+    mention = bot.fake.add_message(CHANNEL, text, ALICE)
+    await bot.event({**message_event(mention), "type": "app_mention"})
+    answer = await bot.answer_to(mention)
+    assert "unsure" in all_text(answer) and "Also possible" in all_text(answer)
+    await bot.click(answer, buttons(answer, "errfix_vote_up")[0])
+    await bot.idle()
+    updated = current(bot, answer)
+    assert updated["blocks"] != answer["blocks"]  # the counts moved
+    assert _without_counts(updated) == _without_counts(answer)  # and nothing else did

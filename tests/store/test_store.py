@@ -214,6 +214,9 @@ def test_replies_are_recorded_and_found(store: Store) -> None:
         channel="C1", reply_ts="2.0", message_ts="1.0", thread_ts="1.0", record_id="t/a", score=0.9, locale="de"
     )
     assert store.reply("C1", "3.0") is None
+    shown = Reply("C1", "4.0", "3.5", "3.5", "t/a", 0.31, sure=False, others=(("t/b", 0.22), ("t/c", 0.2)), note="n.b.")
+    store.record_reply(shown)
+    assert store.reply("C1", "4.0") == shown  # what it was rendered from comes back as it went in
 
 
 def test_first_seen_is_true_once(store: Store) -> None:
@@ -234,7 +237,7 @@ def test_stats_count_by_domain_votes_and_replies(store: Store) -> None:
     assert stats.records == 3
     assert stats.by_domain == {"pytorch": 2, "node": 1}
     assert (stats.votes_up, stats.votes_down, stats.replies) == (1, 2, 1)
-    assert stats.schema_version == SCHEMA_VERSION == 3
+    assert stats.schema_version == SCHEMA_VERSION == 4
     assert stats.to_json()["by_domain"] == {"pytorch": 2, "node": 1}
 
 
