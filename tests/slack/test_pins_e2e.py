@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bot.store.learning import Learning
 from bot.store.store import Store
 from tests.slack.conftest import (
     ALICE,
@@ -112,3 +113,21 @@ async def test_a_retried_app_event_is_handled_once(bot: Bot) -> None:
     await bot.event(home, event_id="EvHOME2")  # opened again: a new event
     await bot.idle()
     assert len(bot.fake.calls("views.publish")) == 2
+
+
+async def test_a_channel_over_its_budget_is_not_even_diagnosed(
+    make_bot: Callable[..., Any], read_store: Callable[[], Store]
+) -> None:
+    """The budget is checked before matching, per channel: the paste over it is never logged,
+    while the same paste in another channel (its own budget) is."""
+    bot: Bot = await make_bot(max_replies_per_minute=1, clock=Clock())
+    first = await bot.paste()
+    await bot.idle()
+    second = await bot.paste()
+    await bot.idle()
+    elsewhere = await bot.paste(channel=OTHER_CHANNEL)
+    await bot.idle()
+    learning = Learning(read_store())
+    assert learning.paste_line(CHANNEL, first["ts"]) is not None
+    assert learning.paste_line(CHANNEL, second["ts"]) is None
+    assert learning.paste_line(OTHER_CHANNEL, elsewhere["ts"]) is not None
