@@ -41,3 +41,19 @@ def test_nine_of_ten_worked_beats_an_untouched_better_rate_whatever_the_evidence
     untouched = rank.posterior(0.8, 10_000, 0, 0)
     assert voted.mean == pytest.approx((0.6 * 4.5 + 9) / 14.5)
     assert rank.order([untouched, voted]) == [1, 0]
+
+
+def test_a_rate_that_is_no_number_counts_as_one_half() -> None:
+    assert rank.posterior("n/a", 0, 0, 0).mean == 0.5  # type: ignore[arg-type]
+    assert rank.posterior(float("nan"), 0, 0, 0).mean == 0.5
+
+
+@pytest.mark.parametrize("weight", [-2.0, float("nan"), float("inf")])
+def test_a_prior_weight_that_is_no_weight_counts_as_none(weight: float) -> None:
+    """Only the votes are left: one "worked" is a rate of 1."""
+    assert rank.posterior_with_weight(0.8, weight, 1, 0).mean == 1.0
+
+
+def test_the_record_fix_rate_uses_the_record_s_evidence() -> None:
+    """evidence_count 100 caps the prior at 4.5 pseudo-votes: (0.6 * 4.5 + 2) / (4.5 + 3)."""
+    assert rank.record_fix_rate(0.6, 100, 2, 1) == pytest.approx((0.6 * 4.5 + 2) / 7.5)
