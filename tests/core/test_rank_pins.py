@@ -57,3 +57,13 @@ def test_a_prior_weight_that_is_no_weight_counts_as_none(weight: float) -> None:
 def test_the_record_fix_rate_uses_the_record_s_evidence() -> None:
     """evidence_count 100 caps the prior at 4.5 pseudo-votes: (0.6 * 4.5 + 2) / (4.5 + 3)."""
     assert rank.record_fix_rate(0.6, 100, 2, 1) == pytest.approx((0.6 * 4.5 + 2) / 7.5)
+
+
+def test_counts_given_as_floats_are_counted_as_such() -> None:
+    assert rank.posterior(0.8, 0, 2.0, 0).mean == pytest.approx((2.4 + 2) / 5)  # type: ignore[arg-type]
+    assert rank.prior_weight(float("inf")) == 4.5  # type: ignore[arg-type]
+
+
+def test_a_small_prior_weight_is_kept() -> None:
+    assert rank.posterior_with_weight(0.8, 0.5, 0, 0).mean == pytest.approx(0.8)
+    assert rank.posterior_with_weight(0.8, 0.5, 0, 1).mean == pytest.approx(0.4 / 1.5)
