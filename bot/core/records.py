@@ -78,6 +78,11 @@ class TransitionGraph(_Part):
         return [e if isinstance(e, str) else e.error_id for e in getattr(self, kind)]
 
 
+# errfix's additions to the format: written back only when the record has them, so a record
+# from a source without them exports exactly as it came in
+OPTIONAL_ONLY: frozenset[str] = frozenset({"keywords", "keywords_zh"})
+
+
 class Record(_Part):
     """One known error. Field order here is the order export writes."""
 
@@ -111,6 +116,9 @@ class Record(_Part):
     tags: list[str] = Field(default_factory=list)
     locale: str = "en"
     aliases: list[str] = Field(default_factory=list)
+    # search vocabulary: the words people use for this error, not the error's own text (#13)
+    keywords: list[str] = Field(default_factory=list)
+    keywords_zh: list[str] = Field(default_factory=list)
 
     @field_validator("first_seen", "last_confirmed", "last_updated")
     @classmethod
@@ -151,7 +159,7 @@ class Record(_Part):
         """The record in the file format: every top-level field, nested objects as given."""
         given = self.model_dump(mode="json", exclude_unset=True)
         full = self.model_dump(mode="json")
-        out = {k: given.get(k, full[k]) for k in type(self).model_fields}
+        out = {k: given.get(k, full[k]) for k in type(self).model_fields if k in given or k not in OPTIONAL_ONLY}
         out.update({k: given[k] for k in given if k not in out})
         return out
 

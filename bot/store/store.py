@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from bot.core.cjk import cjk_split
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
 from bot.core.views import Tally, workaround_key
@@ -245,9 +246,7 @@ class Store:
                 rec.domain,
                 rec.signature,
                 rec.regex,
-                "\n".join(rec.aliases),
-                rec.root_cause,
-                " ".join(rec.tags),
+                *_search_columns(rec),
                 json.dumps(data, ensure_ascii=False),
                 digest,
                 origin,
@@ -318,7 +317,8 @@ class Store:
 
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
         """BM25 keyword search; `words` is plain text, quoted here so it can't be FTS syntax."""
-        terms = [t for t in "".join(c if c.isalnum() else " " for c in words).split() if t]
+        plain = "".join(c if c.isalnum() else " " for c in words)
+        terms = list(dict.fromkeys(t for t in cjk_split(plain).split() if t))  # Chinese as bigrams, as indexed
         if not terms:
             return []
         query = " OR ".join(f'"{t}"' for t in terms[:32])
@@ -469,3 +469,12 @@ class Store:
 
 
 __all__ = ["SCHEMA_VERSION", "ImportSummary", "Reply", "Stats", "Store", "Tally", "Vote", "workaround_key"]
+
+
+def _search_columns(rec: Record) -> tuple[str, str, str]:
+    """The keyword index's aliases, root-cause and tags columns: every wording a record has, both
+    languages, Chinese as bigrams (bot.core.cjk) so its words can be met at all."""
+    aliases = "\n".join([*rec.aliases, *rec.keywords, *map(cjk_split, [rec.signature_zh or "", *rec.keywords_zh])])
+    cause = "\n".join([rec.root_cause, cjk_split(rec.root_cause_zh or "")])
+    tags = "\n".join([" ".join(rec.tags), *map(cjk_split, rec.workarounds_zh)])
+    return aliases, cause, tags

@@ -131,6 +131,22 @@ def test_keyword_search_finds_by_words_and_survives_fts_syntax(store: Store) -> 
         store.search_fts(hostile)  # plain words only: must not raise an FTS syntax error
 
 
+def test_search_vocabulary_in_both_languages_is_searched(store: Store) -> None:
+    store.import_records(
+        [
+            Record.model_validate(
+                minimal("t/oom", signature="CUDA out of memory", keywords=["vram full"], keywords_zh=["爆显存"])
+            ),
+            Record.model_validate(minimal("t/other", signature="Unrelated failure")),
+        ]
+    )
+    assert [rid for rid, _ in store.search_fts("vram")] == ["t/oom"]
+    assert [rid for rid, _ in store.search_fts("爆显存")] == ["t/oom"]
+    assert store.get("t/oom").keywords_zh == ["爆显存"]
+    # a Chinese phrase is found by the words inside it, not only as the whole run
+    assert [rid for rid, _ in store.search_fts("我的显存满了")] == ["t/oom"]
+
+
 def test_keyword_index_follows_changed_and_removed_records(store: Store) -> None:
     store.import_records(
         [
