@@ -22,7 +22,7 @@ from typing import TypeVar
 from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView
-from bot.service.errfix import Errfix
+from bot.service.errfix import Errfix, query_words
 from bot.service.observer import Observer
 from bot.store.learning import Paste, WeekCounts, WeekSummary
 from bot.store.store import Reply, Stats
@@ -94,6 +94,7 @@ class AsyncErrfix:
         return await self._run(lambda s: s.diagnosis(matched))
 
     async def search(self, words: str, limit: int = 5) -> list[MatchView]:
+        words = query_words(words)
         fuzzy = await self._on_matcher(lambda m: Errfix.fuzzy_search(m, words, limit))
         return await self._run(lambda s: s.ranked_search(words, fuzzy, limit))
 

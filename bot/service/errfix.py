@@ -17,6 +17,7 @@ large store starts with an exact index of the bundled seeds alone while the full
 from __future__ import annotations
 
 import gc
+import html
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -85,6 +86,11 @@ class ImportReport:
 
     def line(self) -> str:
         return f"imported {self.loaded} record(s): {self.summary.line()}"
+
+
+def query_words(words: str) -> str:
+    """What a user typed, as searched: Slack sends < > & as entities, and `&lt;` is not the word "lt"."""
+    return html.unescape(words)
 
 
 class Errfix:
@@ -249,6 +255,7 @@ class Errfix:
 
     def search(self, words: str, limit: int = 5) -> list[MatchView]:
         """Keyword (FTS5 BM25) and fuzzy search for `/errfix loss nan`; best first."""
+        words = query_words(words)
         return self.ranked_search(words, self.fuzzy_search(self.matcher, words, limit), limit)
 
     def ranked_search(self, words: str, fuzzy: dict[str, float], limit: int = 5) -> list[MatchView]:
@@ -259,7 +266,8 @@ class Errfix:
             best = keyword[0][1] or -1.0
             for rid, bm in keyword:
                 kw = 0.9 * (bm / best if best else 0.0)  # bm25 is negative: nearer to best, nearer 0.9
-                scores[rid] = max(scores.get(rid, 0.0), round(kw, 4))
+                # both signals count: the words people use (keywords) and how like the error's text they are
+                scores[rid] = max(scores.get(rid, 0.0), round((kw + fuzzy.get(rid, 0.0)) / 2, 4))
         # equal to the precision people see (two decimals: near-equal BM25), the matcher decides
         ranked = sorted(scores.items(), key=lambda kv: (-round(kv[1], 2), -fuzzy.get(kv[0], 0.0), kv[0]))[:limit]
         return [self.view(rid, s) for rid, s in ranked if self.store.has(rid)]
