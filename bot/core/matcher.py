@@ -309,6 +309,13 @@ class Matcher:
             "cover": round(cover, 3),
         }
 
+    @staticmethod
+    def _present(paste: _Paste, known: dict[str, float]) -> set[str]:
+        """The words a record's wording may be found among: the error lines', and the whole tail's
+        when the record's regex matched the tail (its wording is in the paste, just not on a line
+        the extractor chose: a Jupyter header, a log prefix), so no word of it counts as missing."""
+        return paste.tokens | paste.words if known["rx_text"] else paste.tokens
+
     def _cheap_parts(self, i: int, paste: _Paste, known: dict[str, float]) -> dict[str, float]:
         """All parts of a candidate's score but the fuzzy ones (left at 0 for the full score)."""
         e = self.entries[i]
@@ -318,7 +325,7 @@ class Matcher:
             "domain": 1.0 if any(d in paste.words for d in e.domain_words) else 0.0,
             "env": round(env_agreement(e.env, paste.env), 3),
             "strong_fuzzy": 0.0,
-            "miss": round(self._missing(i, paste.tokens), 3),
+            "miss": round(self._missing(i, self._present(paste, known)), 3),
             "lcover": 0.0,
             "prior": e.prior,
             "close": 0.0,

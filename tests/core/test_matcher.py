@@ -539,3 +539,16 @@ def test_building_an_index_leaves_no_cyclic_garbage() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_record_whose_regex_matches_the_paste_misses_none_of_its_words() -> None:
+    """The error line the extractor picks may be a header; a record whose regex matches the rest
+    of the paste has its wording in the paste: its rare words are not missing."""
+    wanted = rec("lib/gateway-throttled", "gateway throttled bucket uploads", r"gateway throttled bucket")
+    other = rec("lib/other", "unrelated parser failure", r"zzqq never matches")
+    m = Matcher([wanted, other])
+    paste = "RuntimeError: upload stopped\nthe gateway throttled bucket uploads tonight\n"
+    first = top(m, paste)[0]
+    assert first.id == wanted.id
+    assert first.parts["rx_line"] == 0.0 and first.parts["rx_text"] == 1.0
+    assert first.parts["miss"] == 0.0
