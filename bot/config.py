@@ -80,6 +80,7 @@ class Settings(DatabaseSettings):
     log_format: str = Field(default=LOG_FORMATS[0], validation_alias="ERRFIX_LOG_FORMAT")
     log_pastes: bool = Field(default=False, validation_alias="ERRFIX_LOG_PASTES")
     shutdown_timeout: int = Field(default=DEFAULT_SHUTDOWN_TIMEOUT, validation_alias="ERRFIX_SHUTDOWN_TIMEOUT")
+    secret_notice: bool = Field(default=True, validation_alias="ERRFIX_SECRET_NOTICE")
 
     @field_validator("max_replies_per_minute", "sync_interval", "sync_timeout", "shutdown_timeout", mode="before")
     @classmethod
@@ -109,7 +110,7 @@ class Settings(DatabaseSettings):
             raise ValueError(f"must be one of {', '.join(LOG_FORMATS)}, got {raw!r}")
         return raw.lower()
 
-    @field_validator("log_pastes", mode="before")
+    @field_validator("log_pastes", "secret_notice", mode="before")
     @classmethod
     def _flag(cls, raw: Any) -> bool:
         if isinstance(raw, bool):

@@ -21,6 +21,7 @@ NAMES = (
     "ERRFIX_LOG_FORMAT",
     "ERRFIX_LOG_PASTES",
     "ERRFIX_SHUTDOWN_TIMEOUT",
+    "ERRFIX_SECRET_NOTICE",
 )
 
 
@@ -59,6 +60,12 @@ def test_dotenv_in_the_working_directory_is_read_by_default(tmp_path: Path, envi
     assert resolve_db_path() == "here.db" and resolve_db_path(db="flag.db") == "flag.db"
 
 
+def test_the_secret_notice_is_on_unless_turned_off(environ: pytest.MonkeyPatch) -> None:
+    assert load_settings(env_file=None).secret_notice is True
+    environ.setenv("ERRFIX_SECRET_NOTICE", "0")
+    assert load_settings(env_file=None).secret_notice is False
+
+
 def test_an_empty_value_counts_as_unset(tmp_path: Path, environ: pytest.MonkeyPatch) -> None:
     environ.setenv("ERRFIX_SYNC_INTERVAL", "")
     environ.setenv("SLACK_APP_TOKEN", "")
@@ -77,6 +84,7 @@ def test_an_empty_value_counts_as_unset(tmp_path: Path, environ: pytest.MonkeyPa
         ("ERRFIX_SYNC_URL", "kb.example/r.jsonl", "ERRFIX_SYNC_URL must be an http(s) URL, got 'kb.example/r.jsonl'"),
         ("ERRFIX_LOG_FORMAT", "xml", "ERRFIX_LOG_FORMAT must be one of text, json, got 'xml'"),
         ("ERRFIX_LOG_PASTES", "maybe", "ERRFIX_LOG_PASTES must be 1 or 0, got 'maybe'"),
+        ("ERRFIX_SECRET_NOTICE", "sometimes", "ERRFIX_SECRET_NOTICE must be 1 or 0, got 'sometimes'"),
     ],
 )
 def test_a_malformed_setting_is_one_line_naming_it(

@@ -19,6 +19,7 @@ from bot.slack import commands, feedback
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
+from bot.slack.secret_notice import warn_of_secrets
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 DIRECT = frozenset({"im", "mpim"})
@@ -41,6 +42,7 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
     a DM that is no error gets the usage text (with `usage`: not again for its edits)."""
     channel, ts = str(event["channel"]), str(event["ts"])
     paste = await deps.files.paste(client, event)
+    await warn_of_secrets(deps, client, event, paste.text)
     diagnosis = await deps.errfix.diagnose(paste.text)
     kind = event.get("channel_type")
     direct = kind in DIRECT  # a group DM's errors are answered like a DM's
@@ -72,6 +74,7 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     if not await claim_answer(deps, str(event["channel"]), str(event["ts"])):
         return
     paste = await deps.files.paste(client, event)
+    await warn_of_secrets(deps, client, event, paste.text)
     diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", paste.text))
     if not diagnosis.is_error and event.get("thread_ts"):
         in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))

@@ -74,6 +74,7 @@ def test_the_code_calls_these_web_api_methods() -> None:
         "auth.test",
         "apps.connections.open",
         "chat.postMessage",
+        "chat.postEphemeral",
         "chat.update",
         "conversations.replies",
         "users.info",
