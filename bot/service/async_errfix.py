@@ -102,8 +102,12 @@ class AsyncErrfix:
         """The record with current rates and votes, or None if there is no such record."""
         return await self._run(lambda s: s.find(record_id))
 
-    async def log_paste(self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool) -> Paste | None:
-        return await self._run(lambda s: s.log_paste(channel, ts, diagnosis, replied=replied))
+    async def log_paste(
+        self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool, channel_type: str = ""
+    ) -> Paste | None:
+        return await self._run(
+            lambda s: s.log_paste(channel, ts, diagnosis, replied=replied, channel_type=channel_type)
+        )
 
     async def stats(self) -> Stats:
         return await self._run(lambda s: s.stats())

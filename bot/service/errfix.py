@@ -272,9 +272,12 @@ class Errfix:
         ranked = sorted(scores.items(), key=lambda kv: (-round(kv[1], 2), -fuzzy.get(kv[0], 0.0), kv[0]))[:limit]
         return [self.view(rid, s) for rid, s in ranked if self.store.has(rid)]
 
-    def log_paste(self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool) -> Paste | None:
+    def log_paste(
+        self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool, channel_type: str = ""
+    ) -> Paste | None:
         """Log a paste that looked like an error (the App Home lists those that matched nothing);
-        None (nothing logged) for one that did not."""
+        None (nothing logged) for one that did not. `channel_type` is Slack's (channel, group, im,
+        mpim; '' when the event does not say): only public-channel pastes reach shared views."""
         if not (diagnosis.is_error or diagnosis.matches):
             return None
         lines = diagnosis.extracted.lines
@@ -282,7 +285,7 @@ class Errfix:
         top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
         line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
         line = redact_text(line)  # what is kept, logged or shown of a paste never holds a secret (#18)
-        paste = Paste(channel, ts, line, top.id if top else None, top.score if top else None, replied)
+        paste = Paste(channel, ts, line, top.id if top else None, top.score if top else None, replied, channel_type)
         self.learning.log_paste(paste)
         self.observer.on_paste(paste)
         return paste

@@ -56,7 +56,7 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         return
     answer = (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
     answer = answer and await claim_answer(deps, channel, ts)
-    await deps.errfix.log_paste(channel, ts, diagnosis, replied=bool(answer))
+    await deps.errfix.log_paste(channel, ts, diagnosis, replied=bool(answer), channel_type=str(kind or ""))
     if answer:
         await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
@@ -79,7 +79,9 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     if not diagnosis.is_error and event.get("thread_ts"):
         in_thread = await deps.errfix.diagnose(await _thread_text(deps, client, event))
         diagnosis = in_thread if in_thread.matches else diagnosis
-    await deps.errfix.log_paste(str(event["channel"]), str(event["ts"]), diagnosis, replied=True)
+    # app_mention events carry no channel_type: logged as unknown, which shared views treat as private
+    kind = str(event.get("channel_type") or "")
+    await deps.errfix.log_paste(str(event["channel"]), str(event["ts"]), diagnosis, replied=True, channel_type=kind)
     await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
 

@@ -21,6 +21,10 @@ from bot.core.redact import redact_text
 from bot.core.views import MatchView
 from bot.store.store import Store, now_iso
 
+# The views every member sees (App Home, /errfix stats) are built from public-channel pastes only:
+# nothing from a DM, group DM or private channel is shown outside it (#18).
+PUBLIC = "channel"
+SHARED = f"channel_type = '{PUBLIC}'"
 MAX_LINE = 1_000  # a stored paste line or alias is cut to this
 
 
@@ -38,6 +42,7 @@ class Paste:
     record_id: str | None
     score: float | None
     replied: bool
+    channel_type: str = ""  # Slack's: channel (public), group (private), im, mpim; '' unknown
 
 
 @dataclass(frozen=True)
@@ -92,8 +97,8 @@ class Learning:
         """Remember one diagnosed paste; its line is redacted here, so no secret reaches the file
         (rejections are made from this stored line, so they never see one either)."""
         self.db.execute(
-            "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at, channel_type) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 paste.channel,
                 paste.ts,
@@ -102,6 +107,7 @@ class Learning:
                 paste.score,
                 int(paste.replied),
                 now_iso(),
+                paste.channel_type,
             ],
         )
         self.db.conn.commit()
@@ -287,14 +293,16 @@ class Learning:
     # ---- App Home -----------------------------------------------------------------------------
 
     def week_summary(self, days: float = 7.0, limit: int = 5) -> WeekSummary:
-        """This week's most frequent matched errors and the fixes that worked most; unmatched pastes."""
+        """This week's most frequent matched errors and the fixes that worked most; unmatched pastes.
+
+        Built from public-channel pastes only (the App Home is shown to everyone)."""
         since = iso_days_ago(days)
         q = self.db.execute
         errors = [
             (str(rid), str(sig), int(n))
             for rid, sig, n in q(
                 "SELECT p.record_id, r.signature, count(*) AS n FROM pastes p JOIN records r ON r.id = p.record_id "
-                "WHERE p.created_at >= ? AND p.record_id IS NOT NULL GROUP BY p.record_id "
+                f"WHERE p.created_at >= ? AND p.record_id IS NOT NULL AND p.{SHARED} GROUP BY p.record_id "
                 "ORDER BY n DESC, p.record_id LIMIT ?",
                 [since, limit],
             ).fetchall()
@@ -311,7 +319,8 @@ class Learning:
         unmatched = [
             (str(line), str(created))
             for line, created in q(
-                "SELECT line, created_at FROM pastes WHERE record_id IS NULL ORDER BY id DESC LIMIT ?", [limit * 2]
+                f"SELECT line, created_at FROM pastes WHERE record_id IS NULL AND {SHARED} ORDER BY id DESC LIMIT ?",
+                [limit * 2],
             ).fetchall()
         ]
         return WeekSummary(errors, fixes, unmatched)
@@ -320,6 +329,7 @@ class Learning:
         """Pastes seen, answered, and matched to nothing in the last seven days."""
         since = iso_days_ago(7)
         row = self.db.execute(
-            "SELECT count(*), sum(record_id IS NULL), sum(replied) FROM pastes WHERE created_at >= ?", [since]
+            f"SELECT count(*), sum(record_id IS NULL), sum(replied) FROM pastes WHERE created_at >= ? AND {SHARED}",
+            [since],
         ).fetchone()
         return WeekCounts(pastes=int(row[0] or 0), answered=int(row[2] or 0), unmatched=int(row[1] or 0))

@@ -164,8 +164,16 @@ def m004_reply_rendering(db: Database) -> None:
     db.execute("ALTER TABLE replies ADD COLUMN note TEXT NOT NULL DEFAULT ''")
 
 
+@migrations()
+def m005_paste_channel_type(db: Database) -> None:
+    """Where each paste was made (Slack's `channel_type`: channel, group, im, mpim), so views shared
+    with the whole team show only public-channel pastes (#18). Older pastes get '' (unknown), which
+    counts as private: nothing from a DM or a private channel can leak through the old rows."""
+    db.execute("ALTER TABLE pastes ADD COLUMN channel_type TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
-    m.__name__ for m in (m001_records, m002_learning, m003_sync_state, m004_reply_rendering)
+    m.__name__ for m in (m001_records, m002_learning, m003_sync_state, m004_reply_rendering, m005_paste_channel_type)
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)
 

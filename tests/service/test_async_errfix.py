@@ -58,7 +58,7 @@ async def test_calls_run_on_the_service_thread_in_the_callers_context(errfix: As
 
 async def test_the_use_cases_come_back_typed(errfix: AsyncErrfix, heard: WhereAndWho) -> None:
     d = await errfix.diagnose(NAN)
-    paste = await errfix.log_paste("C1", "1.0", d, replied=True)
+    paste = await errfix.log_paste("C1", "1.0", d, replied=True, channel_type="channel")
     assert isinstance(paste, Paste) and heard.pastes == [paste]
     await errfix.record_reply(Reply("C1", "2.0", "1.0", "1.0", SEED_ID, d.matches[0].score))
     reply = await errfix.reply("C1", "2.0")

@@ -91,9 +91,20 @@ def test_the_observer_hears_the_index_build_the_answer_and_the_paste(svc: Errfix
 def test_an_unsure_paste_is_logged_as_matching_nothing(svc: Errfix) -> None:
     d = svc.diagnose(ODD)
     assert d.is_error and not d.reply
-    paste = svc.log_paste("C1", "3.0", d, replied=False)
+    paste = svc.log_paste("C1", "3.0", d, replied=False, channel_type="channel")
     assert paste is not None and (paste.record_id, paste.score, paste.replied) == (None, None, False)
     assert svc.home().unmatched[0][0] == paste.line
+
+
+@pytest.mark.parametrize("kind", ["im", "mpim", "group", ""])
+def test_shared_views_leave_out_pastes_from_dms_private_channels_and_unknown_places(svc: Errfix, kind: str) -> None:
+    svc.log_paste("D1", "4.0", svc.diagnose(ODD), replied=False, channel_type=kind)
+    svc.log_paste("D1", "5.0", svc.diagnose(NAN), replied=True, channel_type=kind)
+    home, week = svc.home(), svc.week()
+    assert (home.unmatched, home.top_errors) == ([], [])
+    assert (week.pastes, week.answered, week.unmatched) == (0, 0, 0)
+    svc.log_paste("C1", "6.0", svc.diagnose(ODD), replied=False, channel_type="channel")
+    assert len(svc.home().unmatched) == 1 and svc.week().pastes == 1
 
 
 def test_button_and_reaction_votes_are_heard_with_the_vote_now_held(svc: Errfix, heard: Recorder) -> None:
@@ -136,7 +147,7 @@ def test_a_reply_comes_back_with_its_paste_line_and_who_rejected_it(svc: Errfix)
 def test_stats_week_and_home_count_what_happened(svc: Errfix) -> None:
     before = svc.stats()
     d = svc.diagnose(NAN)
-    svc.log_paste("C1", "1.0", d, replied=True)
+    svc.log_paste("C1", "1.0", d, replied=True, channel_type="channel")
     svc.record_reply(Reply("C1", "2.0", "1.0", "1.0", SEED_ID, d.matches[0].score))
     svc.click_vote("C1:2.0", SEED_ID, _wkeys(svc)[0], "U1", 1)
     stats = svc.stats()
