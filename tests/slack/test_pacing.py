@@ -37,6 +37,13 @@ async def test_a_burst_of_three_then_one_a_second_per_channel() -> None:
     assert [await pacer.wait("C1") for _ in range(4)] == [0, 0, 0, 1]
 
 
+def test_the_default_pace_is_two_at_once_then_one_a_second() -> None:
+    """Production's pace, in the test's own numbers: one post under the fake's (and Slack's) burst of
+    3 for network jitter, then 1/s. A burst of 3 here was seen to draw 429s."""
+    pacer = Pacer(clock=lambda: 0.0)
+    assert [pacer.reserve("C") for _ in range(4)] == [0, 0, 1, 2]
+
+
 def test_a_slower_pace_spaces_the_slots() -> None:
     pacer = Pacer(per_second=0.5, burst=1, clock=lambda: 0.0)
     assert [pacer.reserve("C") for _ in range(3)] == [0, 2, 4]
