@@ -14,6 +14,7 @@ import json
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -109,10 +110,16 @@ class EventsLink:
     """
 
     def __init__(
-        self, fake: FakeSlack, url: str, signing_secret: str, *, ack_deadline: float | None = ACK_DEADLINE
+        self,
+        fake: FakeSlack,
+        url: str,
+        signing_secret: str,
+        *,
+        ack_deadline: float | None = ACK_DEADLINE,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.fake, self.url, self.signing_secret = fake, url, signing_secret
-        self.ack_deadline = ack_deadline
+        self.ack_deadline, self.clock = ack_deadline, clock
         self.acks: list[float] = []
         self._session: aiohttp.ClientSession | None = None
 
@@ -126,10 +133,10 @@ class EventsLink:
         if self._session is None:  # the timeout is a hang guard; the deadline is checked below
             self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
         all_headers = {"Content-Type": content_type, **(headers or {})}
-        started = time.monotonic()
+        started = self.clock()
         async with self._session.post(self.url, data=body.encode(), headers=all_headers) as resp:
             text = await resp.text()
-        seconds = time.monotonic() - started
+        seconds = self.clock() - started
         self.acks.append(seconds)
         if self.ack_deadline is not None and seconds > self.ack_deadline:
             raise SlowAck(f"the app answered after {seconds:.2f}s, over Slack's {self.ack_deadline}s")

@@ -32,15 +32,27 @@ ANN = "U_ANN"
 
 
 @dataclass
+class HandClock:
+    """A monotonic clock only the test moves: an ack's seconds without waiting for them."""
+
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
 class Recorder:
     """A stand-in app at /slack/events: keeps what it got, answers `reply`."""
 
     received: list[tuple[str, Any]] = field(default_factory=list)  # (content type, parsed body)
     reply: str = ""
-    delay: float = 0.0  # seconds before answering (a slow app)
+    delay: float = 0.0  # seconds the app takes to answer, on `clock` (a slow app, no real sleep)
+    clock: HandClock | None = None
 
     async def handle(self, request: web.Request) -> web.Response:
-        await asyncio.sleep(self.delay)
+        if self.clock is not None:
+            self.clock.now += self.delay
         body = await request.text()
         if not SignatureVerifier(SECRET).is_valid_request(body, dict(request.headers)):
             return web.Response(status=401)
@@ -259,16 +271,18 @@ async def test_max_calls_keeps_the_newest_calls() -> None:
 
 async def test_every_ack_is_timed_and_a_late_one_fails(fake: FakeSlack, recorder: tuple[Recorder, str]) -> None:
     rec, url = recorder
-    patient = EventsLink(fake, url, SECRET, ack_deadline=None)
-    strict = EventsLink(fake, url, SECRET, ack_deadline=0.05)
+    rec.clock = clock = HandClock()
+    patient = EventsLink(fake, url, SECRET, ack_deadline=None, clock=clock)
+    strict = EventsLink(fake, url, SECRET, ack_deadline=3.0, clock=clock)
     try:
-        await strict.message(CHANNEL, ANN, "quick")
-        assert len(strict.acks) == 1
-        rec.delay = 0.3  # well past the 0.05 s deadline
-        with pytest.raises(SlowAck, match="over Slack's 0.05s"):
+        rec.delay = 3.0  # exactly on Slack's deadline: still in time
+        await strict.message(CHANNEL, ANN, "in time")
+        assert strict.acks == [3.0]
+        rec.delay = 3.25  # binary-exact, so the acks compare exactly
+        with pytest.raises(SlowAck, match="after 3.25s, over Slack's 3.0s"):
             await strict.message(CHANNEL, ANN, "slow")
         await patient.message(CHANNEL, ANN, "slow, measured only")
-        assert len(strict.acks) == 2 and strict.acks[1] >= 0.3 and patient.acks[0] >= 0.3
+        assert strict.acks == [3.0, 3.25] and patient.acks == [3.25]
     finally:
         await patient.close()
         await strict.close()
