@@ -58,3 +58,10 @@ def test_the_matcher_lowers_only_the_rejected_record_for_similar_pastes() -> Non
     assert again["t/flux"].parts["rejected"] == -2 * PER_USER
     other = matcher.match(extract("WarpError: coil misaligned near the flux capacitor"))
     assert other and all("rejected" not in c.parts for c in other)
+
+
+def test_lines_exactly_ninety_percent_alike_count_as_the_same_error() -> None:
+    # rapidfuzz ratio of two 10-character lines one character apart: 1 - 2/20 = 90.0, on the cut
+    assert similar("abcdefghij", "abcdefghiX")
+    # two 9-character lines one character apart: 1 - 2/18 = 88.9, under it
+    assert not similar("abcdefghi", "abcdefghX")
