@@ -211,6 +211,27 @@ def _truthy(value: object) -> bool:
     return value is True or str(value).lower() in ("1", "true")
 
 
+def _metadata(params: JSON) -> JSON | None:
+    """Message metadata as Slack takes it: an object with an `event_type` (letters, digits,
+    underscores) and an object `event_payload`; else `invalid_metadata_format`."""
+    if "metadata" not in params:
+        return None
+    metadata = _json_arg(params, "metadata", "invalid_metadata_format")
+    if (
+        not isinstance(metadata, dict)
+        or set(metadata) != {"event_type", "event_payload"}
+        or not isinstance(metadata["event_type"], str)
+        or not re.fullmatch(r"[A-Za-z0-9_]{1,255}", metadata["event_type"])
+        or not isinstance(metadata["event_payload"], dict)
+    ):
+        raise SlackError("invalid_metadata_format")
+    return metadata
+
+
+def _without_metadata(message: JSON) -> JSON:
+    return {k: v for k, v in message.items() if k != "metadata"}
+
+
 def _broadcast(message: JSON) -> bool:
     return message.get("subtype") == "thread_broadcast"
 
@@ -324,6 +345,10 @@ class FakeSlack:
         self._calls: deque[Call] = deque(maxlen=self.max_calls)
         self._messages: dict[tuple[str, str], JSON] = {}
         self._faults: dict[str, list[_Fault]] = {}
+        self._drops: dict[str, int] = {}
+        self._holds: dict[str, bool] = {}
+        self._released = asyncio.Event()
+        self.held = 0
         self._targets: dict[str, _ResponseTarget] = {}
         self._buckets: dict[str, _Bucket] = {}
         self.files: dict[str, JSON] = {}  # id → the file as files.info shows it, with its content
@@ -498,6 +523,21 @@ class FakeSlack:
         """The next `times` requests to `method` get `{"ok": false, "error": error}`."""
         self._faults.setdefault(method, []).extend(_Fault(200, error=error) for _ in range(times))
 
+    def drop_next(self, method: str, times: int = 1) -> None:
+        """The next `times` requests to `method` are carried out (a post is stored), then the
+        connection is cut before the answer: the caller cannot know whether it happened."""
+        self._drops[method] = self._drops.get(method, 0) + times
+
+    def hold(self, method: str, *, carry_out: bool) -> None:
+        """Requests to `method` hang unanswered until `release()` (a Slack that stalls), each
+        carried out first if `carry_out`; `held` counts them."""
+        self._holds[method] = carry_out
+
+    def release(self) -> None:
+        self._holds.clear()
+        self._released.set()
+        self._released = asyncio.Event()
+
     async def wait_for(self, method: str, predicate: Callable[[Call], bool] | None = None, timeout: float = 5) -> Call:
         """The first recorded call to `method` that matches, waiting for it if need be."""
 
@@ -590,7 +630,20 @@ class FakeSlack:
             params = await _read_params(request)
         except SlackError as error:
             return self._answer(request, method, {}, (200, {}, error.body()))
-        return self._answer(request, method, params, self._dispatch(method, params, request))
+        if method in self._holds:
+            carry_out = self._holds[method]
+            reply = self._dispatch(method, params, request) if carry_out else None
+            self.held += 1
+            await self._released.wait()
+            if reply is None:
+                reply = self._dispatch(method, params, request)
+            return self._answer(request, method, params, reply)
+        response = self._answer(request, method, params, self._dispatch(method, params, request))
+        if self._drops.get(method):
+            self._drops[method] -= 1
+            if request.transport is not None:
+                request.transport.abort()  # carried out, never answered
+        return response
 
     def _dispatch(self, method: str, params: JSON, request: web.Request) -> Reply:
         if faults := self._faults.get(method):
@@ -792,6 +845,8 @@ class FakeSlack:
         channel = self._channel(params)
         content = self._content("chat.postMessage", params)
         message = {"type": "message", **content, **self._bot()}
+        if (metadata := _metadata(params)) is not None:
+            message["metadata"] = metadata
         if _truthy(params.get("reply_broadcast")):
             message["subtype"] = "thread_broadcast"
         stored = self._store(channel, message, params.get("thread_ts"))
@@ -879,6 +934,8 @@ class FakeSlack:
             raise SlackError("thread_not_found")
         thread_ts = str(root.get("thread_ts", root["ts"]))
         thread = [_public(m) for m in self.messages(channel, thread_ts)]
+        if not _truthy(params.get("include_all_metadata")):  # Slack leaves it out unless asked
+            thread = [_without_metadata(m) for m in thread]
         if len(thread) > 1:
             thread[0] |= {"reply_count": len(thread) - 1, "latest_reply": thread[-1]["ts"]}
         return {"messages": thread, "has_more": False}
@@ -887,6 +944,8 @@ class FakeSlack:
         channel = self._channel(params)
         messages = self.messages(channel)
         top = [_public(m) for m in messages if m.get("thread_ts", m["ts"]) == m["ts"] or _broadcast(m)]
+        if not _truthy(params.get("include_all_metadata")):
+            top = [_without_metadata(m) for m in top]
         raw_limit = str(params.get("limit") or 100)
         if not raw_limit.isdigit():
             raise SlackError("invalid_limit")

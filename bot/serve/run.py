@@ -3,6 +3,7 @@
 The command and its options are bot/cli/serve.py; this is what it runs. Settings errors raise
 `ConfigError` (an `ErrfixError`), which the CLI prints as one line with exit code 2.
 
+Once serving, it finishes the work the last run acknowledged and did not do (`bot.slack.jobs`).
 On SIGTERM or SIGINT errfix stops taking events (closes the socket, or stops listening), lets the
 events already taken finish for up to ERRFIX_SHUTDOWN_TIMEOUT seconds, then closes the store.
 """
@@ -25,7 +26,8 @@ from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler
-from bot.slack.deps import Activity
+from bot.slack.deps import Activity, Jobs, Outbox
+from bot.slack.jobs import Replayer, replaying
 from bot.telemetry import logs
 from bot.telemetry.metrics import Metrics
 
@@ -64,12 +66,14 @@ async def serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 
-    activity = Activity()
+    activity, jobs = Activity(), Jobs(errfix)
     slack_session = aiohttp.ClientSession()  # kept-alive connections to Slack for every Web API call
-    app = build_app(settings, errfix, make_client(settings, metrics, slack_session), activity=activity, metrics=metrics)
+    client = make_client(settings, metrics, slack_session)
+    app = build_app(settings, errfix, client, activity=activity, metrics=metrics, jobs=jobs)
+    replayer = Replayer(app, errfix, jobs, Outbox(log), log)  # before any event: what is owed now is left over
     try:
         await check_tokens(app, settings, socket_mode=not http)
-        await _serve_app(app, settings, errfix, metrics, activity, stop, http=http, host=host, port=port)
+        await _serve_app(app, settings, errfix, metrics, activity, stop, replayer, http=http, host=host, port=port)
     finally:
         await slack_session.close()
 
@@ -81,6 +85,7 @@ async def _serve_app(
     metrics: Metrics,
     activity: Activity,
     stop: asyncio.Event,
+    replayer: Replayer,
     *,
     http: bool,
     host: str,
@@ -100,7 +105,10 @@ async def _serve_app(
         if handler is not None:
             await handler.connect_async()
         _log_started(settings, http=http, host=host, port=port)
-        async with resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics):
+        async with (
+            resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
+            replaying(replayer),
+        ):
             await stop.wait()
         log.info("stopping: no new events; letting the ones in flight finish")
     finally:

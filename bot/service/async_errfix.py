@@ -9,6 +9,10 @@ in a copy of the caller's context, so the observer's log lines carry the event b
 Matching (regexes, fuzzy: the CPU-bound part of a paste) runs on a second single-worker pool, so
 a slow paste never queues a vote, a reply record or a health check behind it: `diagnose` and
 `search` are Errfix's two halves (`match_paste` there, `diagnosis` on the store's thread).
+
+What Slack's acks depend on (dedupe, the jobs owed for acknowledged events: `bot.store.inbox`)
+runs on a third thread with its own connection to its own file, so an ack waits on one small
+transaction, never on a match, a vote or a sync.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ import asyncio
 import contextvars
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView
 from bot.service.errfix import Errfix, query_words
 from bot.service.observer import Observer
+from bot.store.inbox import Inbox, Job, events_path
 from bot.store.learning import Paste, WeekCounts, WeekSummary
 from bot.store.store import Reply, Stats
 from bot.store.upstream import Fetched, SyncReport, SyncState
@@ -45,8 +50,11 @@ class AsyncErrfix:
     ) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-store")
         self._match_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-match")
+        self._inbox_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-events")
         self._svc: Errfix | None = None
+        self._inbox: Inbox | None = None
         try:
+            self._inbox = self._inbox_pool.submit(lambda: Inbox(events_path(db_path))).result()
             self._svc = self._pool.submit(
                 lambda: Errfix.open(
                     db_path,
@@ -57,6 +65,7 @@ class AsyncErrfix:
                 )
             ).result()
         except BaseException:
+            self._close_inbox()
             self._pool.shutdown(wait=True)
             self._match_pool.shutdown(wait=True)
             raise
@@ -78,8 +87,21 @@ class AsyncErrfix:
         svc, self._svc = self._svc, None
         if svc is not None:
             self._pool.submit(svc.close).result()
+        self._close_inbox()
         self._pool.shutdown(wait=True)
         self._match_pool.shutdown(wait=True)
+
+    def _close_inbox(self) -> None:
+        inbox, self._inbox = self._inbox, None
+        if inbox is not None:
+            self._inbox_pool.submit(inbox.close).result()
+        self._inbox_pool.shutdown(wait=True)
+
+    async def _in_inbox(self, fn: Callable[[Inbox], T]) -> T:
+        inbox = self._inbox
+        if inbox is None:
+            raise RuntimeError("AsyncErrfix is closed")
+        return await asyncio.get_running_loop().run_in_executor(self._inbox_pool, fn, inbox)
 
     # ---- answers ------------------------------------------------------------------------
 
@@ -125,8 +147,30 @@ class AsyncErrfix:
     # ---- dedupe and replies ---------------------------------------------------------------
 
     async def first_seen(self, keys: Iterable[str]) -> bool:
+        """Mark keys seen; True only if none was seen before (`Inbox.accept`)."""
         keys = list(keys)
-        return await self._run(lambda s: s.first_seen(keys))
+        return await self._in_inbox(lambda i: i.accept(keys))
+
+    async def accept(self, keys: Iterable[str], job: tuple[str, dict[str, Any]] | None = None) -> bool:
+        """`first_seen`, and with `job` (key, body) the work owed for it, in one transaction."""
+        keys = list(keys)
+        return await self._in_inbox(lambda i: i.accept(keys, job))
+
+    async def release(self, keys: Iterable[str]) -> None:
+        keys = list(keys)
+        await self._in_inbox(lambda i: i.release(keys))
+
+    async def is_seen(self, key: str) -> bool:
+        return await self._in_inbox(lambda i: i.is_seen(key))
+
+    async def finish_job(self, key: str) -> bool:
+        return await self._in_inbox(lambda i: i.finish(key))
+
+    async def attempt_job(self, key: str) -> int:
+        return await self._in_inbox(lambda i: i.attempt(key))
+
+    async def pending_jobs(self, *, older_than: float = 0.0) -> list[Job]:
+        return await self._in_inbox(lambda i: i.pending(older_than=older_than))
 
     async def record_reply(self, reply: Reply) -> None:
         await self._run(lambda s: s.record_reply(reply))

@@ -290,11 +290,7 @@ class Errfix:
         self.observer.on_paste(paste)
         return paste
 
-    # ---- replies and dedupe -------------------------------------------------------------
-
-    def first_seen(self, keys: Iterable[str]) -> bool:
-        """Mark keys (event id, channel:ts) seen; True only if none was seen before."""
-        return self.store.first_seen(keys)
+    # ---- replies -------------------------------------------------------------------
 
     def record_reply(self, reply: Reply) -> None:
         self.store.record_reply(reply)

@@ -10,7 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.views import Diagnosis
 from bot.service.errfix import Reply
-from bot.slack.deps import Deps
+from bot.slack.deps import Deps, answer_key
 from bot.slack.snippets import PREVIEW_NOTE
 
 
@@ -53,26 +53,37 @@ async def post_answer(
     """Answer in the message's thread and remember the reply (votes find the record through it)."""
     channel, ts = str(event["channel"]), str(event["ts"])
     thread_ts = str(event.get("thread_ts") or ts)
+    key = answer_key(channel, ts)  # in the post's metadata: a replay finds it (bot/slack/jobs.py)
     if not diagnosis.matches:
         return await deps.outbox.post(
             client,
             channel=channel,
             thread_ts=thread_ts,
+            key=key,
             text="I don't know this error yet.",
             blocks=kit.no_match_blocks(),
         )
     locale = (await deps.users.get(client, str(event.get("user") or ""))).locale
     top, others = diagnosis.matches[0], ([] if sure else diagnosis.matches[1:])
+    shown = tuple((o.id, o.score) for o in others)
     reply_ts = await deps.outbox.post(
         client,
         channel=channel,
         thread_ts=thread_ts,
+        key=key,
+        payload={
+            "record": top.id,
+            "score": top.score,
+            "sure": sure,
+            "locale": locale,
+            "others": [{"id": i, "score": s} for i, s in shown],
+            "note": note,
+        },
         reply_broadcast=False,
         text=kit.answer_fallback(top, sure=sure, locale=locale),
         blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
     )
     if reply_ts:
-        shown = tuple((o.id, o.score) for o in others)
         await deps.errfix.record_reply(
             Reply(channel, reply_ts, ts, thread_ts, top.id, top.score, locale, sure=sure, others=shown, note=note)
         )

@@ -19,17 +19,21 @@ import aiohttp
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack import listeners
-from bot.slack.deps import Activity, Deps, Outbox, Users
+from bot.slack.deps import Activity, Deps, Jobs, Outbox, Users
 from bot.slack.middleware import Dedupe, IgnoreNoise, RateLimiter, UnpromptedLimit
 from bot.slack.observe import AppRateLimited, MeteredWebClient, ObserveEvents
 from bot.slack.pacing import Pacer
@@ -43,6 +47,28 @@ REFUSED_TOKEN = frozenset(
     {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type"}
 )
 log = logging.getLogger("errfix.slack")
+
+
+class NotPosts(AsyncRetryHandler):
+    """`inner`'s retries, except for chat.postMessage: after a dropped connection or a 5xx the
+    message may be in Slack already, and a blind retry posts it twice. `Outbox.post` retries
+    those itself, after looking for the post in the thread."""
+
+    def __init__(self, inner: AsyncRetryHandler) -> None:
+        super().__init__(inner.max_retry_count, inner.interval_calculator)
+        self.inner = inner
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if request.url.rstrip("/").endswith("/chat.postMessage"):
+            return False
+        return await self.inner._can_retry_async(state=state, request=request, response=response, error=error)
 
 
 def make_client(
@@ -59,9 +85,9 @@ def make_client(
         base_url=settings.slack_api_url,
         session=session,
         retry_handlers=[
-            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            NotPosts(AsyncConnectionErrorRetryHandler(max_retry_count=2)),
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),
-            AsyncServerErrorRetryHandler(max_retry_count=2),
+            NotPosts(AsyncServerErrorRetryHandler(max_retry_count=2)),
         ],
     )
     return AsyncWebClient(**options) if metrics is None else MeteredWebClient(metrics=metrics, **options)
@@ -77,13 +103,15 @@ def build_app(
     metrics: Metrics | None = None,
     pacer: Pacer | None = None,
     updates: Updates | None = None,
+    jobs: Jobs | None = None,
 ) -> AsyncApp:
     """The app with its middleware (noise, dedupe, observe, rate limit) and listeners.
 
     `activity` (optional) lets a caller wait until no listener is running (graceful shutdown);
     `clock` drives the per-channel rate limit and the users.info cache; `metrics` collects what
     GET /metrics shows; `pacer` paces posts per channel (Slack's ~1/s; its own clock and sleep);
-    `updates` re-renders answers after votes (coalesced, paced, retried; its own clock and sleep).
+    `updates` re-renders answers after votes (coalesced, paced, retried; its own clock and sleep);
+    `jobs` finishes the work owed for acknowledged events (give the same one to a `Replayer`).
     """
     metrics = metrics or Metrics()
     app = AsyncApp(
@@ -102,6 +130,7 @@ def build_app(
         files=FileReader(log),
         activity=activity or Activity(),
         updates=updates or Updates(log),
+        jobs=jobs or Jobs(errfix),
     )
     metrics.track_in_flight(lambda: deps.activity.running)
     app.use(AppRateLimited(metrics))
@@ -109,7 +138,7 @@ def build_app(
     app.use(IgnoreNoise())
     app.use(Dedupe(errfix))
     app.use(ObserveEvents(metrics, deps.limiter, log_pastes=settings.log_pastes))
-    app.use(UnpromptedLimit(deps.limiter))
+    app.use(UnpromptedLimit(deps.limiter, errfix))
     listeners.register(app, deps)
 
     @app.error

@@ -17,18 +17,35 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.middleware import RateLimiter
+from bot.slack.owed import JOB_KEY
 from bot.slack.pacing import Pacer
 from bot.slack.snippets import FileReader
 from bot.slack.updates import Updates
 
 SKIPPED_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
+ANSWER_EVENT = "errfix_answer"  # the metadata event type of errfix's answers
+UNCERTAIN = (aiohttp.ClientConnectionError, asyncio.TimeoutError)  # the post may or may not be in Slack
+POST_TRIES = 3
 Listener = Callable[..., Awaitable[None]]
+
+
+def answer_key(channel: object, ts: object) -> str:
+    """What an answer's metadata names: the message it answers."""
+    return f"{channel}:{ts}"
+
+
+def _uncertain(error: BaseException) -> bool:
+    """A failure after which the post may have been made: no answer, or a 5xx."""
+    if isinstance(error, SlackApiError):
+        return error.response is not None and error.response.status_code >= 500
+    return isinstance(error, UNCERTAIN)
 
 
 class Outbox:
@@ -47,19 +64,57 @@ class Outbox:
             self.logger.warning("errfix: %s for channel %s; skipping it (invite @errfix there)", code, channel)
         return True
 
-    async def post(self, client: AsyncWebClient, *, channel: str, text: str, **fields: Any) -> str | None:
+    async def post(
+        self,
+        client: AsyncWebClient,
+        *,
+        channel: str,
+        text: str,
+        key: str | None = None,
+        payload: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> str | None:
         """Post (links not unfurled, thread replies not broadcast) at the channel's pace; the new
-        ts, or None if skipped."""
-        await self.pacer.wait(channel)
-        try:
-            resp = await client.chat_postMessage(
-                channel=channel, text=text, unfurl_links=False, unfurl_media=False, **fields
-            )
-        except SlackApiError as e:
-            if self._skippable(e, channel):
-                return None
-            raise
-        return str(resp["ts"])
+        ts, or None if skipped.
+
+        With `key` (the message answered, `answer_key`) the post carries it as metadata, and a
+        failure after which the post may have been made (the connection dropped, a 5xx) looks for
+        it in the thread before trying again, so it is posted once. Without one, no retry.
+        """
+        if key is not None:
+            fields["metadata"] = {"event_type": ANSWER_EVENT, "event_payload": {"message": key, **(payload or {})}}
+        for attempt in range(1, POST_TRIES + 1):
+            await self.pacer.wait(channel)
+            try:
+                resp = await client.chat_postMessage(
+                    channel=channel, text=text, unfurl_links=False, unfurl_media=False, **fields
+                )
+            except SlackApiError as e:
+                if self._skippable(e, channel):
+                    return None
+                if key is None or not _uncertain(e) or attempt == POST_TRIES:
+                    raise
+            except UNCERTAIN:
+                if key is None or attempt == POST_TRIES:
+                    raise
+            else:
+                return str(resp["ts"])
+            thread_ts = str(fields.get("thread_ts") or "")
+            found = await self.find_answer(client, channel, thread_ts, key) if thread_ts else None
+            if found is not None:
+                return str(found["ts"])
+            self.logger.warning("errfix: posting to %s failed uncertainly; not in the thread, posting again", channel)
+        raise AssertionError("unreachable")  # the last attempt returns or raises
+
+    async def find_answer(
+        self, client: AsyncWebClient, channel: str, thread_ts: str, key: str
+    ) -> dict[str, Any] | None:
+        """errfix's answer to message `key` in the thread, if it was posted."""
+        for message in await self.thread(client, channel=channel, ts=thread_ts, metadata=True):
+            meta = message.get("metadata") or {}
+            if meta.get("event_type") == ANSWER_EVENT and (meta.get("event_payload") or {}).get("message") == key:
+                return message
+        return None
 
     async def update(self, client: AsyncWebClient, *, channel: str, ts: str, text: str, blocks: list[Any]) -> bool:
         try:
@@ -70,9 +125,13 @@ class Outbox:
             raise
         return True
 
-    async def thread(self, client: AsyncWebClient, *, channel: str, ts: str) -> list[dict[str, Any]]:
+    async def thread(
+        self, client: AsyncWebClient, *, channel: str, ts: str, metadata: bool = False
+    ) -> list[dict[str, Any]]:
+        """The thread's messages (with `metadata`, each with its message metadata)."""
+        options: dict[str, Any] = {"include_all_metadata": True, "limit": 200} if metadata else {"limit": 50}
         try:
-            resp = await client.conversations_replies(channel=channel, ts=ts, limit=50)
+            resp = await client.conversations_replies(channel=channel, ts=ts, **options)
         except SlackApiError as e:
             if self._skippable(e, channel):
                 return []
@@ -148,6 +207,34 @@ class Activity:
             await self._condition().wait_for(lambda: self.running == 0)
 
 
+class Jobs:
+    """Finishes the job of each request whose listener returns; knows which ones are running."""
+
+    def __init__(self, errfix: AsyncErrfix) -> None:
+        self.errfix = errfix
+        self.running: set[str] = set()
+
+    def completing(self, fn: Listener) -> Listener:
+        """Wrap a listener that names `context` (bolt passes only the arguments it names)."""
+        if "context" not in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
+            raise TypeError(f"{fn.__name__} must take `context` to finish its job")
+
+        @functools.wraps(fn)
+        async def run(**kwargs: Any) -> None:
+            key = kwargs["context"].get(JOB_KEY)
+            if key:
+                self.running.add(key)
+            try:
+                await fn(**kwargs)
+                if key:
+                    await self.errfix.finish_job(key)
+            finally:
+                if key:
+                    self.running.discard(key)
+
+        return run
+
+
 @dataclass
 class Deps:
     settings: Settings
@@ -157,5 +244,6 @@ class Deps:
     outbox: Outbox
     users: Users
     files: FileReader
+    jobs: Jobs
     updates: Updates = field(default_factory=lambda: Updates(logging.getLogger("errfix.slack")))
     activity: Activity = field(default_factory=Activity)

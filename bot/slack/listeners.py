@@ -62,7 +62,7 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
 
 
 def on_mention(deps: Deps) -> Listener:
-    async def handle_mention(event: dict[str, Any], client: AsyncWebClient) -> None:
+    async def handle_mention(event: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
         """@errfix always answers: the best candidates, labelled unsure when they are."""
         await answer_mention(deps, client, event)
 
@@ -118,16 +118,17 @@ async def ignore_event() -> None:
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    """Every listener, each wrapped so `deps.activity` knows when work is in flight."""
-    track = deps.activity.track
+    """Every listener, each wrapped so `deps.activity` knows when work is in flight; those of
+    events whose work is owed (`bot.slack.owed`) also finish their job when they return."""
+    track, owed = deps.activity.track, deps.jobs.completing
     app.command("/errfix")(track(commands.on_errfix(deps)))
     app.action(re.compile(rf"^(?:{kit.VOTE_UP}|{kit.VOTE_DOWN}):"))(track(feedback.on_vote_button(deps)))
     app.action(kit.NOT_THIS)(track(feedback.on_not_this(deps)))
     app.action(re.compile(rf"^{kit.THIS_ONE}:"))(track(feedback.on_this_one(deps)))
     app.action(kit.SHARE)(track(commands.on_share(deps)))
-    app.event("reaction_added")(track(feedback.on_reaction(deps)))
-    app.event("reaction_removed")(track(feedback.on_reaction(deps)))
+    app.event("reaction_added")(track(owed(feedback.on_reaction(deps))))
+    app.event("reaction_removed")(track(owed(feedback.on_reaction(deps))))
     app.event("app_home_opened")(track(on_home(deps)))
-    app.event("app_mention")(track(on_mention(deps)))
-    app.event("message")(track(on_message(deps)))  # the catch-all for messages: keep it last
+    app.event("app_mention")(track(owed(on_mention(deps))))
+    app.event("message")(track(owed(on_message(deps))))  # the catch-all for messages: keep it last
     app.event(re.compile(".+"))(ignore_event)  # and for every other event type: 200, not bolt's 404

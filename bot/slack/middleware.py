@@ -7,7 +7,8 @@ otherwise answer 404 (Slack then retries over HTTP; Socket Mode never acks).
   thread_broadcast; and plain `message` events that mention errfix (the `app_mention` twin answers).
   A person's edit of a message's text passes (`edited_message`): it may add an error or @errfix.
 * `Dedupe`: each event id and each (channel, ts) message is handled once, across retries,
-  repeats and restarts (kept in SQLite through `store.first_seen`).
+  repeats and restarts (kept in SQLite by `bot.store.inbox`), and the work an event owes is
+  written with its keys before the ack (`bot.slack.owed`, finished by `bot.slack.jobs`).
 * `UnpromptedLimit`: no more than N unprompted answers per channel per minute.
 """
 
@@ -23,15 +24,11 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.service.async_errfix import AsyncErrfix
+from bot.slack.owed import JOB_KEY, REPLAY, event_of, owed_job
 
 HANDLED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 MESSAGE_EVENTS = frozenset({"message", "app_mention"})
 Next = Callable[[], Awaitable[BoltResponse]]
-
-
-def event_of(body: dict[str, Any]) -> dict[str, Any]:
-    event = body.get("event") if body.get("type") == "event_callback" else None
-    return event if isinstance(event, dict) else {}
 
 
 def edited_message(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -97,9 +94,15 @@ class Dedupe(AsyncMiddleware):
         self.errfix = errfix
 
     async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
-        keys = dedupe_keys(req.body)
-        if keys and not await self.errfix.first_seen(keys):
-            return BoltResponse(status=200, body="")
+        """Seen before: 200 and nothing else. New: its keys and the job it owes are written in
+        one transaction before anything else happens (so before the ack)."""
+        if not req.context.get(REPLAY):  # a replay of a job (bot/slack/jobs.py) was seen: it is owed
+            keys = dedupe_keys(req.body)
+            job = owed_job(req.body, keys)
+            if keys and not await self.errfix.accept(keys, job):
+                return BoltResponse(status=200, body="")
+            if job is not None:
+                req.context[JOB_KEY] = job[0]
         await next()
         return resp
 
@@ -137,13 +140,15 @@ class RateLimiter:
 class UnpromptedLimit(AsyncMiddleware):
     """Channels whose unprompted budget is used up skip diagnosis altogether."""
 
-    def __init__(self, limiter: RateLimiter) -> None:
-        self.limiter = limiter
+    def __init__(self, limiter: RateLimiter, errfix: AsyncErrfix) -> None:
+        self.limiter, self.errfix = limiter, errfix
 
     async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
         event = event_of(req.body)
         unprompted = event.get("type") == "message" and event.get("channel_type") not in ("im", "mpim")
         if unprompted and self.limiter.full(str(event.get("channel"))):
+            if req.context.get(JOB_KEY):  # deciding not to answer is the work: it is done
+                await self.errfix.finish_job(str(req.context[JOB_KEY]))
             return BoltResponse(status=200, body="")
         await next()
         return resp

@@ -172,8 +172,22 @@ def m005_paste_channel_type(db: Database) -> None:
     db.execute("ALTER TABLE pastes ADD COLUMN channel_type TEXT NOT NULL DEFAULT ''")
 
 
+@migrations()
+def m006_seen_events_moved(db: Database) -> None:
+    """Dedupe keys moved to the events file (`bot.store.inbox`), so acks never wait on this one."""
+    db.execute("DROP TABLE seen_events")
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
-    m.__name__ for m in (m001_records, m002_learning, m003_sync_state, m004_reply_rendering, m005_paste_channel_type)
+    m.__name__
+    for m in (
+        m001_records,
+        m002_learning,
+        m003_sync_state,
+        m004_reply_rendering,
+        m005_paste_channel_type,
+        m006_seen_events_moved,
+    )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)
 

@@ -14,7 +14,6 @@ import dataclasses
 import hashlib
 import json
 import sqlite3
-import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -434,22 +433,6 @@ class Store:
             others=tuple((str(rid), float(s)) for rid, s in json.loads(others)),
             note=str(note),
         )
-
-    def first_seen(self, keys: Iterable[str], ttl_seconds: float = 7 * 86400) -> bool:
-        """Atomically mark keys (event id, channel:ts) seen; True only if none was seen before.
-
-        This is the at-most-once guard for retried and repeated Slack events, and it survives a
-        restart because it lives in the database.
-        """
-        now = time.time()
-        keys = list(keys)
-        with self.db.atomic():
-            self.db.execute("DELETE FROM seen_events WHERE seen_at < ?", [now - ttl_seconds])
-            marks = ",".join("?" * len(keys))
-            if self.db.execute(f"SELECT 1 FROM seen_events WHERE key IN ({marks})", keys).fetchone():
-                return False
-            self.db.conn.executemany("INSERT INTO seen_events (key, seen_at) VALUES (?, ?)", [(k, now) for k in keys])
-        return True
 
     # ---- stats ----------------------------------------------------------------------------
 

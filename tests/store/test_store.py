@@ -235,13 +235,6 @@ def test_replies_are_recorded_and_found(store: Store) -> None:
     assert store.reply("C1", "4.0") == shown  # what it was rendered from comes back as it went in
 
 
-def test_first_seen_is_true_once(store: Store) -> None:
-    assert store.first_seen(["ev1", "C1:1.0"]) is True
-    assert store.first_seen(["ev1"]) is False
-    assert store.first_seen(["ev2", "C1:1.0"]) is False  # a retry with another event id, same message
-    assert store.first_seen(["ev3", "C1:2.0"]) is True
-
-
 def test_stats_count_by_domain_votes_and_replies(store: Store) -> None:
     rec = _rec("t/a", domain="pytorch")
     store.import_records([rec, _rec("t/b", domain="pytorch"), _rec("t/c", domain="node")])
@@ -253,7 +246,7 @@ def test_stats_count_by_domain_votes_and_replies(store: Store) -> None:
     assert stats.records == 3
     assert stats.by_domain == {"pytorch": 2, "node": 1}
     assert (stats.votes_up, stats.votes_down, stats.replies) == (1, 2, 1)
-    assert stats.schema_version == SCHEMA_VERSION == 5
+    assert stats.schema_version == SCHEMA_VERSION == 6
     assert stats.to_json()["by_domain"] == {"pytorch": 2, "node": 1}
 
 
