@@ -530,7 +530,8 @@ class FakeSlack:
 
     def hold(self, method: str, *, carry_out: bool) -> None:
         """Requests to `method` hang unanswered until `release()` (a Slack that stalls), each
-        carried out first if `carry_out`; `held` counts them."""
+        carried out first if `carry_out` (else at the release, unless its caller has gone by
+        then); `held` counts them."""
         self._holds[method] = carry_out
 
     def release(self) -> None:
@@ -635,6 +636,8 @@ class FakeSlack:
             reply = self._dispatch(method, params, request) if carry_out else None
             self.held += 1
             await self._released.wait()
+            if reply is None and (request.transport is None or request.transport.is_closing()):
+                return web.Response(status=499)  # the caller is gone: Slack never saw the request
             if reply is None:
                 reply = self._dispatch(method, params, request)
             return self._answer(request, method, params, reply)

@@ -138,7 +138,7 @@ def build_app(
     app.use(IgnoreNoise())
     app.use(Dedupe(errfix))
     app.use(ObserveEvents(metrics, deps.limiter, log_pastes=settings.log_pastes))
-    app.use(UnpromptedLimit(deps.limiter, errfix))
+    app.use(UnpromptedLimit(deps.limiter, deps.jobs.finish))
     listeners.register(app, deps)
 
     @app.error

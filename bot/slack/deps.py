@@ -208,15 +208,32 @@ class Activity:
 
 
 class Jobs:
-    """Finishes the job of each request whose listener returns; knows which ones are running."""
+    """Finishes the job of each request whose listener returns; knows which ones are running,
+    and lets a replay wait until the job it dispatched has ended (`ended`)."""
 
     def __init__(self, errfix: AsyncErrfix) -> None:
         self.errfix = errfix
         self.running: set[str] = set()
+        self._ended: dict[str, asyncio.Event] = {}
+
+    def ended(self, key: str) -> asyncio.Event:
+        """Set when the next run of `key`'s listener ends (done or failed) or the job is finished."""
+        return self._ended.setdefault(key, asyncio.Event())
+
+    async def finish(self, key: str) -> None:
+        """The job's work is done without a listener (a channel over its budget)."""
+        await self.errfix.finish_job(key)
+        self._end(key)
+
+    def _end(self, key: str) -> None:
+        event = self._ended.pop(key, None)
+        if event is not None:
+            event.set()
 
     def completing(self, fn: Listener) -> Listener:
         """Wrap a listener that names `context` (bolt passes only the arguments it names)."""
-        if "context" not in fn.__code__.co_varnames[: fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount]:
+        code = fn.__code__
+        if "context" not in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
             raise TypeError(f"{fn.__name__} must take `context` to finish its job")
 
         @functools.wraps(fn)
@@ -231,6 +248,7 @@ class Jobs:
             finally:
                 if key:
                     self.running.discard(key)
+                    self._end(key)
 
         return run
 

@@ -46,10 +46,11 @@ class Replayer:
         logger: logging.Logger,
         *,
         stale_after: float = 300.0,
+        replay_timeout: float = 120.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.app, self.errfix, self.jobs, self.outbox, self.logger = app, errfix, jobs, outbox, logger
-        self.stale_after, self.clock = stale_after, clock
+        self.stale_after, self.replay_timeout, self.clock = stale_after, replay_timeout, clock
         self.started_at = clock()
 
     async def run_owed(self, *, left_over: bool = False) -> int:
@@ -63,7 +64,8 @@ class Replayer:
         return replayed
 
     async def replay(self, key: str, body: dict[str, Any]) -> bool:
-        """Run one job again, unless its answer is already in Slack; True if it was dispatched."""
+        """Run one job again, unless its answer is already in Slack, and wait (up to
+        `replay_timeout`) until its listener has ended: replays go one at a time. True if it ran."""
         attempts = await self.errfix.attempt_job(key)
         if attempts > MAX_ATTEMPTS:
             await self.errfix.finish_job(key)
@@ -72,8 +74,13 @@ class Replayer:
         if await self._already_answered(event_of(body)):
             await self.errfix.finish_job(key)
             return False
+        ended = self.jobs.ended(key)
         request = AsyncBoltRequest(body=body, mode="socket_mode", context={JOB_KEY: key, REPLAY: True})
         await self.app.async_dispatch(request)
+        try:
+            await asyncio.wait_for(ended.wait(), self.replay_timeout)
+        except TimeoutError:
+            self.logger.warning("errfix: replaying %s took over %.0fs; going on", key, self.replay_timeout)
         return True
 
     async def _already_answered(self, event: dict[str, Any]) -> bool:

@@ -140,15 +140,15 @@ class RateLimiter:
 class UnpromptedLimit(AsyncMiddleware):
     """Channels whose unprompted budget is used up skip diagnosis altogether."""
 
-    def __init__(self, limiter: RateLimiter, errfix: AsyncErrfix) -> None:
-        self.limiter, self.errfix = limiter, errfix
+    def __init__(self, limiter: RateLimiter, finish: Callable[[str], Awaitable[None]]) -> None:
+        self.limiter, self.finish = limiter, finish
 
     async def async_process(self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Next) -> BoltResponse | None:
         event = event_of(req.body)
         unprompted = event.get("type") == "message" and event.get("channel_type") not in ("im", "mpim")
         if unprompted and self.limiter.full(str(event.get("channel"))):
             if req.context.get(JOB_KEY):  # deciding not to answer is the work: it is done
-                await self.errfix.finish_job(str(req.context[JOB_KEY]))
+                await self.finish(str(req.context[JOB_KEY]))
             return BoltResponse(status=200, body="")
         await next()
         return resp

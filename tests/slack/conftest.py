@@ -26,7 +26,7 @@ from bot.fakeslack.web_api import APP_ID, BOT_TOKEN, TEAM_ID, FakeSlack, User
 from bot.serve.http import web_app
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app
-from bot.slack.deps import Activity
+from bot.slack.deps import Activity, Jobs
 from bot.store.store import Store
 from bot.telemetry.metrics import Metrics
 
@@ -63,8 +63,11 @@ class Bot:
         self.fake, self.settings = fake, settings
         self.errfix = AsyncErrfix(settings.db_path)
         self.activity = Activity()
+        self.jobs = Jobs(self.errfix)
         self.metrics = Metrics()
-        self.app = build_app(settings, self.errfix, activity=self.activity, metrics=self.metrics, clock=clock)
+        self.app = build_app(
+            settings, self.errfix, activity=self.activity, metrics=self.metrics, clock=clock, jobs=self.jobs
+        )
         self.server = TestServer(
             web_app(self.app, self.errfix, signing_secret=settings.signing_secret), host="127.0.0.1"
         )

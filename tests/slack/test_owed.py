@@ -1,0 +1,46 @@
+"""Which events owe work, and what of their body is kept (redacted: #18)."""
+
+from __future__ import annotations
+
+from bot.slack.owed import kept_body, owed_job
+
+KEY_ID = "AKIA" + "QX7Z2P4M9R3T8W5N"  # shaped like an AWS access key id, not a real one
+
+
+def body(event: dict[str, object]) -> dict[str, object]:
+    return {"type": "event_callback", "event_id": "Ev1", "event": event}
+
+
+def test_messages_mentions_and_reactions_owe_work_and_nothing_else_does() -> None:
+    keys = ["event:Ev1"]
+    for kind in ("message", "app_mention", "reaction_added", "reaction_removed"):
+        job = owed_job(body({"type": kind}), keys)
+        assert job is not None and job[0] == "event:Ev1", kind
+    for kind in ("app_home_opened", "member_joined_channel", "app_rate_limited"):
+        assert owed_job(body({"type": kind}), keys) is None, kind
+    assert owed_job(body({"type": "message"}), []) is None
+    assert owed_job({"type": "block_actions", "event": {"type": "message"}}, keys) is None
+
+
+def test_the_kept_body_is_redacted_everywhere_a_paste_can_be() -> None:
+    secret = f"aws_access_key_id={KEY_ID}"
+    event = {
+        "type": "message",
+        "subtype": "message_changed",
+        "text": secret,
+        "blocks": [{"type": "rich_text", "elements": [secret]}],
+        "attachments": [{"text": secret}],
+        "files": [{"id": "F1", "preview": secret, "plain_text": secret, "preview_highlight": secret}],
+        "message": {"text": secret, "blocks": [secret], "files": [{"preview": secret}]},
+        "previous_message": {"text": secret},
+        "previous_text": secret,
+        "ts": "1700000000.000100",
+        "channel": "C1",
+    }
+    original = body(event)
+    kept = kept_body(original)
+    assert KEY_ID not in repr(kept)
+    assert kept["event"]["text"] == "aws_access_key_id=[redacted:aws-access-key]"
+    assert kept["event"]["files"][0]["id"] == "F1" and kept["event"]["ts"] == "1700000000.000100"
+    assert "blocks" not in kept["event"] and "blocks" not in kept["event"]["message"]
+    assert KEY_ID in repr(original)  # the request itself is untouched: matching uses the original
