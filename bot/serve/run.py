@@ -23,6 +23,7 @@ from bot.ops.serving_lock import serving
 from bot.serve.http import ops_app, web_app
 from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
+from bot.serve.retention import purging
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler
 from bot.slack.deps import Activity
@@ -100,7 +101,10 @@ async def _serve_app(
         if handler is not None:
             await handler.connect_async()
         _log_started(settings, http=http, host=host, port=port)
-        async with resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics):
+        async with (
+            resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
+            purging(errfix, settings.retention_days),
+        ):
             await stop.wait()
         log.info("stopping: no new events; letting the ones in flight finish")
     finally:
