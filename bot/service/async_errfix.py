@@ -23,7 +23,7 @@ from typing import TypeVar
 from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView
-from bot.service.errfix import Erased, Errfix, query_words
+from bot.service.errfix import Entry, Erased, Errfix, query_words
 from bot.service.observer import Observer
 from bot.store.learning import Paste, WeekCounts, WeekSummary
 from bot.store.store import Reply, Stats
@@ -120,6 +120,9 @@ class AsyncErrfix:
     async def purge_expired(self, now: datetime, days: int) -> Erased:
         """The retention purge, on the store's thread (`errfix serve` runs it hourly)."""
         return await self._run(lambda s: s.purge_expired(now, days))
+
+    async def audit(self, since: str | None = None) -> list[Entry]:
+        return await self._run(lambda s: s.audit(since))
 
     async def stats(self) -> Stats:
         return await self._run(lambda s: s.stats())
