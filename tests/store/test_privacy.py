@@ -43,6 +43,7 @@ def _paste(store: Store, channel: str, ts: str, user: str, at: str, line: str = 
         "VALUES (?, ?, ?, NULL, NULL, 0, ?, 'channel', ?)",
         [channel, ts, line, at, user],
     )
+    store.db.conn.commit()  # on disk, as errfix wrote it: the purge starts its own transaction
 
 
 def _rejection(store: Store, line: str, user: str, at: str, channel: str | None = "C1") -> None:
@@ -50,6 +51,7 @@ def _rejection(store: Store, line: str, user: str, at: str, channel: str | None 
         "INSERT INTO rejections (record_id, line, user_id, created_at, channel) VALUES (?, ?, ?, ?, ?)",
         [RID, line, user, at, channel],
     )
+    store.db.conn.commit()
 
 
 def _count(store: Store, table: str, where: str = "1", params: list[object] | None = None) -> int:
@@ -105,12 +107,14 @@ def test_a_second_purge_finds_nothing_and_adds_no_audit_entry(store: Store) -> N
 
 def test_the_purge_without_a_jobs_table_still_runs(store: Store) -> None:
     _paste(store, "C1", "1.1", "U1", OLDER)
+    store.db.conn.commit()
     assert Privacy(store).purge_expired(NOW, 30).counts == {"pastes": 1, "seen_events": 0, "rejections": 0, "jobs": 0}
 
 
 def test_a_shorter_retention_cuts_nearer(store: Store) -> None:
     _paste(store, "C1", "1.1", "U1", "2026-12-03T11:59:59Z")  # a day and a second old
     _paste(store, "C1", "1.2", "U1", "2026-12-03T12:00:01Z")
+    store.db.conn.commit()
     assert Privacy(store).purge_expired(NOW, 1).counts["pastes"] == 1
     assert _count(store, "pastes") == 1
 
