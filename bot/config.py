@@ -26,6 +26,7 @@ DEFAULT_MAX_REPLIES_PER_MINUTE = 5
 DEFAULT_SYNC_INTERVAL = 3600  # seconds between re-syncs of ERRFIX_SYNC_URL
 DEFAULT_SYNC_TIMEOUT = 60  # seconds for one fetch of ERRFIX_SYNC_URL
 DEFAULT_SHUTDOWN_TIMEOUT = 8  # seconds in-flight events get after SIGTERM (Docker kills at 10)
+DEFAULT_RETENTION_DAYS = 30  # days pastes, seen events, rejections and outbox rows are kept; 0: forever
 LOG_FORMATS = ("text", "json")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -81,6 +82,7 @@ class Settings(DatabaseSettings):
     log_pastes: bool = Field(default=False, validation_alias="ERRFIX_LOG_PASTES")
     shutdown_timeout: int = Field(default=DEFAULT_SHUTDOWN_TIMEOUT, validation_alias="ERRFIX_SHUTDOWN_TIMEOUT")
     secret_notice: bool = Field(default=True, validation_alias="ERRFIX_SECRET_NOTICE")
+    retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, validation_alias="ERRFIX_RETENTION_DAYS")
 
     @field_validator("max_replies_per_minute", "sync_interval", "sync_timeout", "shutdown_timeout", mode="before")
     @classmethod
@@ -91,6 +93,18 @@ class Settings(DatabaseSettings):
             raise ValueError(f"must be a whole number, got {raw!r}") from None
         if value < 1:
             raise ValueError(f"must be at least 1, got {value}")
+        return value
+
+    @field_validator("retention_days", mode="before")
+    @classmethod
+    def _days(cls, raw: Any) -> int:
+        """0 is allowed here (keep forever): a team may keep its paste log until it erases it."""
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"must be a whole number of days, got {raw!r}") from None
+        if value < 0:
+            raise ValueError(f"must be 0 (keep forever) or more, got {value}")
         return value
 
     @field_validator("slack_api_url", mode="before")

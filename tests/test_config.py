@@ -22,6 +22,7 @@ NAMES = (
     "ERRFIX_LOG_PASTES",
     "ERRFIX_SHUTDOWN_TIMEOUT",
     "ERRFIX_SECRET_NOTICE",
+    "ERRFIX_RETENTION_DAYS",
 )
 
 
@@ -73,6 +74,19 @@ def test_an_empty_value_counts_as_unset(tmp_path: Path, environ: pytest.MonkeyPa
     assert s.sync_interval == 3600 and s.app_token is None
 
 
+def test_retention_is_thirty_days_unless_set_and_zero_keeps_forever(environ: pytest.MonkeyPatch) -> None:
+    assert load_settings(env_file=None).retention_days == 30
+    environ.setenv("ERRFIX_RETENTION_DAYS", "7")
+    assert load_settings(env_file=None).retention_days == 7
+    environ.setenv("ERRFIX_RETENTION_DAYS", "0")
+    assert load_settings(env_file=None).retention_days == 0
+
+
+def test_every_setting_is_in_env_example() -> None:
+    example = (Path(__file__).resolve().parent.parent / ".env.example").read_text(encoding="utf-8")
+    assert [name for name in NAMES if f"{name}=" not in example] == []
+
+
 @pytest.mark.parametrize(
     ("name", "raw", "message"),
     [
@@ -85,6 +99,8 @@ def test_an_empty_value_counts_as_unset(tmp_path: Path, environ: pytest.MonkeyPa
         ("ERRFIX_LOG_FORMAT", "xml", "ERRFIX_LOG_FORMAT must be one of text, json, got 'xml'"),
         ("ERRFIX_LOG_PASTES", "maybe", "ERRFIX_LOG_PASTES must be 1 or 0, got 'maybe'"),
         ("ERRFIX_SECRET_NOTICE", "sometimes", "ERRFIX_SECRET_NOTICE must be 1 or 0, got 'sometimes'"),
+        ("ERRFIX_RETENTION_DAYS", "a month", "ERRFIX_RETENTION_DAYS must be a whole number of days, got 'a month'"),
+        ("ERRFIX_RETENTION_DAYS", "-1", "ERRFIX_RETENTION_DAYS must be 0 (keep forever) or more, got -1"),
     ],
 )
 def test_a_malformed_setting_is_one_line_naming_it(

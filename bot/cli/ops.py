@@ -11,7 +11,7 @@ import asyncio
 
 import click
 
-from bot.cli.options import db_option, errfix, settings
+from bot.cli.options import cli_actor, db_option, errfix, settings
 from bot.ops import backup as backups
 from bot.ops import doctor as doctors
 from bot.ops.sync import Inline, SyncError, sync_once
@@ -61,7 +61,7 @@ def backup(file: str, db: str | None) -> None:
 def restore(file: str, db: str | None) -> None:
     """replace the database with a backup FILE (stop errfix serve first)"""
     db_path = settings(db).db_path
-    info, kept = backups.restore(file, db_path)
+    info, kept = backups.restore(file, db_path, actor=cli_actor())
     click.echo(f"restored {db_path} from {file}: {info.line()}")
     if kept is not None:
         click.echo(f"the database it replaced is kept as {kept}")

@@ -7,6 +7,7 @@ database finds it by bot.config's one rule.
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -37,6 +38,15 @@ def settings(db: str | None = None, *, env_file: str | None = ".env") -> Setting
     return load_settings(env_file=env_file, db=db)
 
 
+def cli_actor() -> str:
+    """`cli:<login>`: who ran this command, as the audit trail names them."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name (a container user without a passwd entry)
+        return "cli:unknown"
+
+
 def errfix(db: str | None) -> Errfix:
-    """The use cases over the database this run names (created and seeded when new)."""
-    return Errfix.open(settings(db).db_path)
+    """The use cases over the database this run names (created and seeded when new); what it
+    changes is audited as `cli:<login>`'s."""
+    return Errfix.open(settings(db).db_path, actor=cli_actor())

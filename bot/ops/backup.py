@@ -25,6 +25,7 @@ from pathlib import Path
 from bot.errors import InvalidInput, StoreError
 from bot.ops.serving_lock import exclusive
 from bot.service.index_cache import cache_path
+from bot.store import audit
 from bot.store.schema import SCHEMA_VERSION, migrations, unknown_migrations
 from bot.store.store import Store
 
@@ -112,8 +113,11 @@ def backup(db_path: str | Path, dest: str | Path) -> DbInfo:
     return inspect(target)
 
 
-def restore(backup_file: str | Path, db_path: str | Path) -> tuple[DbInfo, Path | None]:
-    """Replace the database at `db_path` with `backup_file`; (what is there now, the kept old copy)."""
+def restore(backup_file: str | Path, db_path: str | Path, *, actor: str = audit.SYSTEM) -> tuple[DbInfo, Path | None]:
+    """Replace the database at `db_path` with `backup_file`; (what is there now, the kept old copy).
+
+    The restored database's audit trail is the backup's plus an entry for this restore (`actor`'s):
+    entries written after the backup are in the kept copy, not here."""
     inspect(backup_file)
     target = Path(db_path)
     if target.resolve() == Path(backup_file).resolve():
@@ -124,7 +128,13 @@ def restore(backup_file: str | Path, db_path: str | Path) -> tuple[DbInfo, Path 
             kept = _keep_old(target)
             with _connect(staged, read_only=True) as src, contextlib.closing(sqlite3.connect(target)) as out:
                 _copy(src, out)
-            Store(target).close()  # turns WAL back on (the migrations already ran on the copy)
+            restored = Store(target)  # turns WAL back on (the migrations already ran on the copy)
+            try:
+                with restored.write_transaction():
+                    detail = {"from": str(backup_file), "records": restored.count(), "kept": str(kept or "")}
+                    audit.write(restored.db, actor=actor, action="restore", target=str(target), detail=detail)
+            finally:
+                restored.close()
             cache_path(target).unlink(missing_ok=True)  # an index of the replaced store
         finally:
             _remove(staged)

@@ -24,6 +24,7 @@ from bot.ops.serving_lock import serving
 from bot.serve.http import ops_app, web_app
 from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
+from bot.serve.retention import purging
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler
 from bot.slack.deps import Activity, Jobs, Outbox
@@ -108,6 +109,7 @@ async def _serve_app(
         async with (
             resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
             replaying(replayer),
+            purging(errfix, settings.retention_days),
         ):
             await stop.wait()
         log.info("stopping: no new events; letting the ones in flight finish")

@@ -21,12 +21,13 @@ import asyncio
 import contextvars
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from typing import Any, TypeVar
 
 from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView
-from bot.service.errfix import Errfix, query_words
+from bot.service.errfix import Entry, Erased, Errfix, query_words
 from bot.service.observer import Observer
 from bot.store.inbox import Inbox, Job, events_path
 from bot.store.learning import Paste, WeekCounts, WeekSummary
@@ -125,11 +126,25 @@ class AsyncErrfix:
         return await self._run(lambda s: s.find(record_id))
 
     async def log_paste(
-        self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool, channel_type: str = ""
+        self,
+        channel: str,
+        ts: str,
+        diagnosis: Diagnosis,
+        *,
+        replied: bool,
+        channel_type: str = "",
+        user_id: str = "",
     ) -> Paste | None:
         return await self._run(
-            lambda s: s.log_paste(channel, ts, diagnosis, replied=replied, channel_type=channel_type)
+            lambda s: s.log_paste(channel, ts, diagnosis, replied=replied, channel_type=channel_type, user_id=user_id)
         )
+
+    async def purge_expired(self, now: datetime, days: int) -> Erased:
+        """The retention purge, on the store's thread (`errfix serve` runs it hourly)."""
+        return await self._run(lambda s: s.purge_expired(now, days))
+
+    async def audit(self, since: str | None = None) -> list[Entry]:
+        return await self._run(lambda s: s.audit(since))
 
     async def stats(self) -> Stats:
         return await self._run(lambda s: s.stats())

@@ -21,7 +21,9 @@ import html
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +37,13 @@ from bot.errors import NotFound
 from bot.service import index_cache
 from bot.service.index_cache import IndexKey
 from bot.service.observer import Observer, Quiet, VoteCast
-from bot.store import open_store
+from bot.store import audit, open_store
+from bot.store.audit import Entry
 from bot.store.files import DEFAULT_MAX_BYTES, LoadResult
+from bot.store.inbox import Inbox, events_path
 from bot.store.learning import Learned, Learning, Paste, WeekCounts, WeekSummary
 from bot.store.lint import LintResult, lint
+from bot.store.privacy import Erased, Privacy
 from bot.store.store import ImportSummary, Reply, Stats, Store, Vote
 from bot.store.upstream import Fetched, SyncReport, SyncState, Upstreams
 
@@ -46,6 +51,8 @@ __all__ = [
     "REPLY_THRESHOLD",
     "UNSURE_FLOOR",
     "Diagnosis",
+    "Entry",
+    "Erased",
     "Errfix",
     "ImportReport",
     "ImportSummary",
@@ -104,10 +111,13 @@ class Errfix:
         background_reindex: bool = False,
         observer: Observer | None = None,
         index_cache: bool = False,
+        actor: str = audit.SYSTEM,
     ) -> None:
         self.store = store
+        self.actor = actor  # who the audit trail names for changes made here without a Slack user
         self.index_cache = index_cache and store.path != ":memory:"
         self.learning = Learning(store)
+        self.privacy = Privacy(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
         self.background_reindex = background_reindex and store.path != ":memory:"
@@ -273,11 +283,19 @@ class Errfix:
         return [self.view(rid, s) for rid, s in ranked if self.store.has(rid)]
 
     def log_paste(
-        self, channel: str, ts: str, diagnosis: Diagnosis, *, replied: bool, channel_type: str = ""
+        self,
+        channel: str,
+        ts: str,
+        diagnosis: Diagnosis,
+        *,
+        replied: bool,
+        channel_type: str = "",
+        user_id: str = "",
     ) -> Paste | None:
         """Log a paste that looked like an error (the App Home lists those that matched nothing);
         None (nothing logged) for one that did not. `channel_type` is Slack's (channel, group, im,
-        mpim; '' when the event does not say): only public-channel pastes reach shared views."""
+        mpim; '' when the event does not say): only public-channel pastes reach shared views.
+        `user_id` is its author, kept so `errfix forget-user` can erase it."""
         if not (diagnosis.is_error or diagnosis.matches):
             return None
         lines = diagnosis.extracted.lines
@@ -285,7 +303,9 @@ class Errfix:
         top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
         line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
         line = redact_text(line)  # what is kept, logged or shown of a paste never holds a secret (#18)
-        paste = Paste(channel, ts, line, top.id if top else None, top.score if top else None, replied, channel_type)
+        paste = Paste(
+            channel, ts, line, top.id if top else None, top.score if top else None, replied, channel_type, user_id
+        )
         self.learning.log_paste(paste)
         self.observer.on_paste(paste)
         return paste
@@ -320,10 +340,49 @@ class Errfix:
         return self.learning.learned(record_id)
 
     def unlearn_alias(self, record_id: str, text: str) -> int:
-        return self.learning.unlearn_alias(record_id, text)
+        return self.learning.unlearn_alias(record_id, text, actor=self.actor)
 
     def unlearn_rejection(self, record_id: str, line: str, user_id: str | None = None) -> int:
-        return self.learning.unlearn_rejection(record_id, line, user_id)
+        return self.learning.unlearn_rejection(record_id, line, user_id, actor=self.actor)
+
+    # ---- retention, erasure, audit (#18) ----------------------------------------------------
+
+    @contextmanager
+    def _inbox(self) -> Iterator[Inbox]:
+        """The events file, on a connection of its own for one call (the serving process keeps
+        its own on another thread; SQLite orders the two)."""
+        inbox = Inbox(events_path(self.store.path))
+        try:
+            yield inbox
+        finally:
+            inbox.close()
+
+    def purge_expired(self, now: datetime, days: int) -> Erased:
+        """Drop pastes, seen events, rejections and owed jobs older than `days` (0: keep all)."""
+        extra: dict[str, int] = {}
+        if days:
+            with self._inbox() as inbox:
+                seen, jobs = inbox.purge_before((now - timedelta(days=days)).timestamp())
+            extra = {"seen_events": seen, "jobs": jobs}
+        erased = self.privacy.purge_expired(now, days, actor=self.actor, extra=extra)
+        self.refresh_index()
+        return erased
+
+    def forget_user(self, user_id: str) -> Erased:
+        erased = self.privacy.forget_user(user_id, actor=self.actor)
+        self.refresh_index()
+        return erased
+
+    def forget_channel(self, channel: str) -> Erased:
+        with self._inbox() as inbox:
+            seen, jobs = inbox.forget_channel(channel)
+        erased = self.privacy.forget_channel(channel, actor=self.actor, extra={"seen_events": seen, "jobs": jobs})
+        self.refresh_index()
+        return erased
+
+    def audit(self, since: str | None = None) -> list[Entry]:
+        """The audit trail, newest first (at or after `since`, an ISO time, when given)."""
+        return audit.entries(self.store.db, since)
 
     # ---- votes ----------------------------------------------------------------------------
 
@@ -362,7 +421,11 @@ class Errfix:
 
     def import_loaded(self, loaded: LoadResult) -> ImportReport:
         """Write the valid records of `loaded` (files read by bot.store.files.load) in one transaction."""
-        summary = self.store.import_records([rec for _, rec in loaded.records])
+        with self.store.write_transaction():
+            summary = self.store.import_records([rec for _, rec in loaded.records])
+            counts = {"added": len(summary.added), "changed": len(summary.changed)}
+            detail = {**counts, "unchanged": len(summary.unchanged), "skipped": len(loaded.problems)}
+            audit.write(self.store.db, actor=self.actor, action="import", detail=detail)
         self.refresh_index()
         return ImportReport(len(loaded.records), summary, list(loaded.problems))
 
@@ -399,6 +462,6 @@ class Errfix:
 
     def sync_apply(self, fetched: Fetched, records: list[Record]) -> SyncReport:
         """Write a validated upstream; a changed store starts its re-index (in the background when set)."""
-        report = self.upstreams.apply(fetched, records)
+        report = self.upstreams.apply(fetched, records, actor=self.actor)
         self.refresh_index()
         return report

@@ -56,7 +56,10 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         return
     answer = (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
     answer = answer and await claim_answer(deps, channel, ts)
-    await deps.errfix.log_paste(channel, ts, diagnosis, replied=bool(answer), channel_type=str(kind or ""))
+    author = str(event.get("user") or "")  # kept with the paste so `errfix forget-user` finds it
+    await deps.errfix.log_paste(
+        channel, ts, diagnosis, replied=bool(answer), channel_type=str(kind or ""), user_id=author
+    )
     if answer:
         await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
@@ -81,7 +84,10 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
         diagnosis = in_thread if in_thread.matches else diagnosis
     # app_mention events carry no channel_type: logged as unknown, which shared views treat as private
     kind = str(event.get("channel_type") or "")
-    await deps.errfix.log_paste(str(event["channel"]), str(event["ts"]), diagnosis, replied=True, channel_type=kind)
+    author = str(event.get("user") or "")
+    await deps.errfix.log_paste(
+        str(event["channel"]), str(event["ts"]), diagnosis, replied=True, channel_type=kind, user_id=author
+    )
     await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
 
 

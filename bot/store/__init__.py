@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.errors import InvalidRecords
+from bot.store import audit
 from bot.store.files import load
 from bot.store.store import Store
 
@@ -30,5 +31,8 @@ def open_store(path: str | Path, *, seed: bool = True) -> Store:
             if result.problems:
                 store.close()
                 raise InvalidRecords(result.problems)
-            store.import_records([rec for _, rec in result.records], origin="seed")
+            with store.write_transaction():
+                summary = store.import_records([rec for _, rec in result.records], origin="seed")
+                detail = {"origin": "seed", "added": len(summary.added)}
+                audit.write(store.db, actor=audit.SYSTEM, action="import", target=str(seeds.name), detail=detail)
     return store

@@ -160,11 +160,27 @@ class Inbox:
         """Delete seen keys and jobs older than the TTL; (seen, jobs) deleted. A job that old was
         tried at every start since: it is given up on."""
         now = self.clock() if now is None else now
-        cut = now - self.ttl
+        deleted = self.purge_before(now - self.ttl)
+        self._purged_at = now
+        return deleted
+
+    def purge_before(self, cut: float) -> tuple[int, int]:
+        """Delete seen keys and jobs from before `cut` (epoch seconds: the retention's cut)."""
         with self._txn():
             seen = self.db.execute("DELETE FROM seen WHERE seen_at < ?", [cut]).rowcount
             jobs = self.db.execute("DELETE FROM jobs WHERE created_at < ?", [cut]).rowcount
-        self._purged_at = now
+        return seen, jobs
+
+    def forget_channel(self, channel: str) -> tuple[int, int]:
+        """Delete a channel's keys (msg:C:ts, answered:C:ts, secret-notice:C:ts; event ids name no
+        channel) and the jobs of its events (messages, and reactions to messages there)."""
+        with self._txn():
+            seen = self.db.execute("DELETE FROM seen WHERE instr(key, ?) > 0", [f":{channel}:"]).rowcount
+            jobs = self.db.execute(
+                "DELETE FROM jobs WHERE json_extract(body, '$.event.channel') = ?"
+                " OR json_extract(body, '$.event.item.channel') = ?",
+                [channel, channel],
+            ).rowcount
         return seen, jobs
 
     def _maybe_purge(self, now: float) -> None:

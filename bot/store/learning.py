@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from bot.core.extract import normalize
 from bot.core.redact import redact_text
 from bot.core.views import MatchView
+from bot.store import audit
 from bot.store.store import Store, now_iso
 
 # The views every member sees (App Home, /errfix stats) are built from public-channel pastes only:
@@ -43,6 +44,7 @@ class Paste:
     score: float | None
     replied: bool
     channel_type: str = ""  # Slack's: channel (public), group (private), im, mpim; '' unknown
+    user_id: str = ""  # who pasted it ('' unknown), so `errfix forget-user` finds it
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,8 @@ class Learning:
         """Remember one diagnosed paste; its line is redacted here, so no secret reaches the file
         (rejections are made from this stored line, so they never see one either)."""
         self.db.execute(
-            "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at, channel_type) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO pastes (channel, ts, line, record_id, score, replied, created_at, channel_type, user_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 paste.channel,
                 paste.ts,
@@ -108,6 +110,7 @@ class Learning:
                 int(paste.replied),
                 now_iso(),
                 paste.channel_type,
+                paste.user_id or None,
             ],
         )
         self.db.conn.commit()
@@ -122,7 +125,7 @@ class Learning:
     def reject(self, *, channel: str, message_ts: str, record_id: str, user_id: str) -> str | None:
         """ "Not this error" on our answer to the paste at (channel, message_ts).
 
-        Stores the rejection (record, normalised error line, user) and marks that paste as matching
+        Stores the rejection (record, normalised error line, user, channel) and marks that paste as matching
         nothing (so the App Home lists it). Returns the paste's line, or None if it was not logged.
         """
         line = self.paste_line(channel, message_ts)
@@ -135,8 +138,9 @@ class Learning:
                 [record_id, norm, user_id],
             ).fetchone()
             self.db.execute(
-                "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at) VALUES (?, ?, ?, ?)",
-                [record_id, norm, user_id, now_iso()],
+                "INSERT OR REPLACE INTO rejections (record_id, line, user_id, created_at, channel) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [record_id, norm, user_id, now_iso(), channel],
             )
             if not known:  # the matcher scores this record lower for similar pastes from now on
                 self.store.bump_version()
@@ -193,6 +197,7 @@ class Learning:
             added = cur.rowcount > 0
             if added:
                 self.store.bump_version()
+                audit.write(self.db, actor=user_id, action="learn-alias", target=record_id, detail={"alias": line})
         return added
 
     def rejections(self) -> dict[str, list[tuple[str, str]]]:
@@ -222,10 +227,11 @@ class Learning:
         ).fetchall()
         return [Learned(*(str(v) for v in row)) for row in [*aliases, *rejected]]
 
-    def unlearn_alias(self, record_id: str, text: str) -> int:
+    def unlearn_alias(self, record_id: str, text: str, *, actor: str = audit.SYSTEM) -> int:
         """Forget a learned alias of `record_id` (given as listed, or as pasted); how many went.
 
         Only learned aliases: the record's own aliases are the record's, changed by importing it.
+        `actor` (who asked) goes into the audit trail with it.
         """
         texts = list(dict.fromkeys([text, " ".join(text.split())[:MAX_LINE]]))
         marks = ",".join("?" * len(texts))
@@ -236,11 +242,14 @@ class Learning:
             )
             if cur.rowcount > 0:
                 self.store.bump_version()
+                audit.write(self.db, actor=actor, action="unlearn-alias", target=record_id, detail={"alias": texts[-1]})
         return int(cur.rowcount)
 
-    def unlearn_rejection(self, record_id: str, line: str, user_id: str | None = None) -> int:
+    def unlearn_rejection(
+        self, record_id: str, line: str, user_id: str | None = None, *, actor: str = audit.SYSTEM
+    ) -> int:
         """Forget "Not this error" on `record_id` for `line` (as listed, or the raw paste line):
-        every user's, or only `user_id`'s. How many went."""
+        every user's, or only `user_id`'s. How many went (audited as `actor`'s)."""
         lines = list(dict.fromkeys([line, normalize(line)[:MAX_LINE]]))
         marks = ",".join("?" * len(lines))
         who, params = ("AND user_id = ?", [user_id]) if user_id is not None else ("", [])
@@ -251,6 +260,8 @@ class Learning:
             )
             if cur.rowcount > 0:
                 self.store.bump_version()
+                detail = {"line": lines[-1], "removed": cur.rowcount, "of_user": user_id or "every user"}
+                audit.write(self.db, actor=actor, action="unlearn-rejection", target=record_id, detail=detail)
         return int(cur.rowcount)
 
     # ---- votes from buttons and reactions ---------------------------------------------------

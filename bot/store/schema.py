@@ -178,6 +178,30 @@ def m006_seen_events_moved(db: Database) -> None:
     db.execute("DROP TABLE seen_events")
 
 
+@migrations()
+def m007_audit(db: Database) -> None:
+    """The audit trail (#18): who changed the team's knowledge or data, when, what. Kept beyond
+    retention. Also what erasure needs to find a person's or a channel's rows: the paste's author
+    (NULL for older pastes: the retention purge ages them out) and the channel a rejection was made
+    in (NULL for older ones)."""
+    db.execute(
+        """CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL DEFAULT '',
+            detail TEXT NOT NULL DEFAULT '{}'
+        )"""
+    )
+    db.execute("CREATE INDEX audit_at ON audit(at)")
+    db.execute("ALTER TABLE pastes ADD COLUMN user_id TEXT")
+    db.execute("CREATE INDEX pastes_user ON pastes(user_id)")
+    db.execute("CREATE INDEX pastes_channel ON pastes(channel, ts)")
+    db.execute("ALTER TABLE rejections ADD COLUMN channel TEXT")
+    db.execute("CREATE INDEX rejections_created ON rejections(created_at)")
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
     m.__name__
     for m in (
@@ -187,6 +211,7 @@ MIGRATION_NAMES: tuple[str, ...] = tuple(
         m004_reply_rendering,
         m005_paste_channel_type,
         m006_seen_events_moved,
+        m007_audit,
     )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from bot.core.records import Record
+from bot.store import audit
 from bot.store.store import Store, now_iso
 
 ORIGIN = "sync"
@@ -105,8 +106,9 @@ class Upstreams:
         if self.db.conn.in_transaction:
             raise RuntimeError("a sync must not run inside another transaction")
 
-    def apply(self, fetched: Fetched, records: list[Record]) -> SyncReport:
-        """Write a validated upstream in one transaction (see the module docstring for what changes)."""
+    def apply(self, fetched: Fetched, records: list[Record], *, actor: str = audit.SYSTEM) -> SyncReport:
+        """Write a validated upstream in one transaction (see the module docstring for what changes);
+        a sync that changed records is audited as `actor`'s in that transaction."""
         incoming = {rec.id for rec in records}
         self._begin()
         with self.store.write_transaction():
@@ -115,6 +117,10 @@ class Upstreams:
             kept = [rec for rec in self.store.records() if rec.id not in incoming and rec.id not in owned]
             summary = self.store.import_records([*records, *kept], origin=ORIGIN, replace_all=True)
             self._write_state(fetched, len(records), now_iso())
+            if summary.added or summary.changed or summary.removed:
+                counts = {"added": len(summary.added), "changed": len(summary.changed)}
+                detail = {**counts, "removed": len(summary.removed), "removed_ids": summary.removed[:100]}
+                audit.write(self.db, actor=actor, action="sync", target=display_url(fetched.url), detail=detail)
         status = "updated" if summary.added or summary.changed or summary.removed else "unchanged"
         return SyncReport(
             fetched.url,

@@ -18,7 +18,7 @@ COMMANDS = sorted(errfix.commands)
 def test_the_documented_commands_exist() -> None:
     assert set(COMMANDS) == {
         "import", "export", "match", "search", "show", "stats", "lint", "learned", "unlearn",
-        "serve", "sync", "backup", "restore", "doctor", "demo",
+        "serve", "sync", "backup", "restore", "doctor", "demo", "forget-user", "forget-channel", "audit",
     }  # fmt: skip
 
 

@@ -174,6 +174,13 @@ async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
     await bot.idle()
     assert read_store().learned_aliases() == {picked["r"]: ["RuntimeError: Loss is NaN or Inf"]}
     assert "Learned" in bot.fake.ephemerals[-1]["text"]
+    # what erasure needs is kept: who pasted, where a rejection was made; who taught what is audited
+    db = read_store().db
+    assert db.execute("SELECT user_id, channel FROM pastes").fetchall() == [(ALICE, CHANNEL)]
+    assert db.execute("SELECT channel FROM rejections").fetchall() == [(CHANNEL,)]
+    assert db.execute("SELECT actor, action, target FROM audit WHERE action = 'learn-alias'").fetchall() == [
+        (BOB, "learn-alias", picked["r"])
+    ]
     # votes on a rejected reply are ignored
     await bot.click(answer, buttons(answer, "errfix_vote_up")[0])
     assert read_store().stats().votes_up == 0

@@ -137,3 +137,24 @@ def test_no_transaction_is_left_open(inbox: Inbox) -> None:
     with pytest.raises(sqlite3.Error):
         inbox.db.execute("INSERT INTO seen (key, seen_at) VALUES ('a', 1)")  # a duplicate key
     assert not inbox.db.conn.in_transaction
+
+
+def test_forget_channel_removes_its_keys_and_jobs_only(inbox: Inbox) -> None:
+    message = {"type": "event_callback", "event": {"type": "message", "channel": "C1", "ts": "1.1"}}
+    reaction = {"type": "event_callback", "event": {"type": "reaction_added", "item": {"channel": "C1", "ts": "1.2"}}}
+    elsewhere = {"type": "event_callback", "event": {"type": "message", "channel": "C10", "ts": "1.1"}}
+    inbox.accept(["event:E1", "msg:C1:1.1"], ("event:E1", message))
+    inbox.accept(["event:E2"], ("event:E2", reaction))
+    inbox.accept(["event:E3", "msg:C10:1.1"], ("event:E3", elsewhere))
+    inbox.accept(["answered:C1:1.1", "secret-notice:C1:1.1"])
+    assert inbox.forget_channel("C1") == (3, 2)
+    assert [j.key for j in inbox.pending()] == ["event:E3"]
+    assert [inbox.is_seen(k) for k in ("event:E1", "event:E2", "msg:C10:1.1")] == [True, True, True]
+
+
+def test_purge_before_a_cut(inbox: Inbox, clock: Clock) -> None:
+    inbox.accept(["a"], ("a", {}))
+    clock.now += 1
+    inbox.accept(["b"], ("b", {}))
+    assert inbox.purge_before(clock.now) == (1, 1)  # a is older than the cut; b is at it and stays
+    assert inbox.counts() == (1, 1)

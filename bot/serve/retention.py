@@ -1,0 +1,78 @@
+"""The retention purge, hourly while `errfix serve` runs (ERRFIX_RETENTION_DAYS; 0 turns it off).
+
+`purge_step` is one purge at the time its clock says, on the store's thread (one transaction that
+queues with the answers like any write). `purge_forever` runs a step at start, then one every
+`interval` seconds; its clock and its sleep are parameters, so tests drive it without waiting. A
+step the database refuses (locked for longer than the busy timeout) is logged and tried again at
+the next hour; a bug ends the loop with a logged error, as the resync loop does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+
+from bot.service.async_errfix import AsyncErrfix
+from bot.service.errfix import Erased
+
+PURGE_INTERVAL = 3600.0  # seconds between purges: rows live at most an hour past their retention
+log = logging.getLogger("errfix.retention")
+
+Clock = Callable[[], datetime]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def purge_step(errfix: AsyncErrfix, days: int, clock: Clock = utc_now) -> Erased | None:
+    """One purge of what is older than `days` at `clock()`; None (and a warning) if the store refused."""
+    try:
+        erased = await errfix.purge_expired(clock(), days)
+    except sqlite3.OperationalError as e:
+        log.warning("retention purge failed (rolled back; next try in an hour): %s", e)
+        return None
+    if erased.total:
+        log.info("retention purge (%d days): %s", days, ", ".join(f"{t} {n}" for t, n in erased.counts.items()))
+    return erased
+
+
+async def purge_forever(
+    errfix: AsyncErrfix,
+    days: int,
+    *,
+    interval: float = PURGE_INTERVAL,
+    clock: Clock = utc_now,
+    sleep: Sleep = asyncio.sleep,
+) -> None:
+    """Purge now, then every `interval` seconds, until cancelled."""
+    while True:
+        await purge_step(errfix, days, clock)
+        await sleep(interval)
+
+
+@contextlib.asynccontextmanager
+async def purging(errfix: AsyncErrfix, days: int) -> AsyncIterator[None]:
+    """Run `purge_forever` in the background inside the block (nothing when `days` is 0)."""
+    if days == 0:
+        log.info("retention off (ERRFIX_RETENTION_DAYS=0): pastes and rejections are kept until erased")
+        yield
+        return
+    task = asyncio.create_task(purge_forever(errfix, days), name="errfix-retention")
+    task.add_done_callback(_report_crash)
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.wait([task])
+
+
+def _report_crash(task: asyncio.Task[None]) -> None:
+    """A bug that ends the loop is logged at once, and purging stops until errfix restarts."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("retention loop stopped by an unexpected error; restart errfix", exc_info=error)
