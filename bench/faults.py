@@ -359,6 +359,137 @@ async def storm(tmp: Path) -> bool:
     )
 
 
+async def kill9(tmp: Path) -> bool:
+    """60 pastes acknowledged by `errfix serve`, then kill -9 while Slack stalls (20 answers in
+    Slack but unheard-of, 40 never made), then a new process: each answered exactly once."""
+    from bot.fakeslack.thread import FakeSlackThread
+
+    stored, lost_at_kill = 20, 40
+    fake = FakeSlack(channels=CHANNELS, users=USERS)
+    db = tmp / "kill.db"
+    with FakeSlackThread(fake) as slack:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ERRFIX_"))}
+        env.update(
+            SLACK_BOT_TOKEN=fake.token,
+            SLACK_SIGNING_SECRET=SECRET,
+            ERRFIX_SLACK_API_URL=slack.base_url,
+            ERRFIX_DB=str(db),
+            ERRFIX_MAX_REPLIES_PER_MINUTE="1000",
+        )
+
+        async def start() -> tuple[subprocess.Popen[bytes], str]:
+            port = _free_port()
+            proc = subprocess.Popen(
+                [*_errfix(), "serve", "--http", "--host", "127.0.0.1", "--port", str(port)],
+                env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            url = f"http://127.0.0.1:{port}"
+            await _healthy(url, proc)
+            return proc, url
+
+        async def paste(url: str, k: int) -> dict[str, Any]:
+            async def add() -> dict[str, Any]:
+                return fake.add_message(CHANNELS[k % len(CHANNELS)], slack_escape(PASTE), USERS[k].id)
+
+            message = slack.run(add())
+            body = json.dumps(event_body(message_event(message), f"Ev_K9_{k}"))
+            async with (
+                aiohttp.ClientSession() as session,
+                session.post(
+                    f"{url}/slack/events", data=body, headers={"Content-Type": "application/json", **sign(SECRET, body)}
+                ) as resp,
+            ):
+                assert resp.status == 200
+            return message
+
+        def held() -> int:
+            return fake.held
+
+        first, url = await start()
+        sent: list[dict[str, Any]] = []
+        slack.run(_call(lambda: fake.hold("chat.postMessage", carry_out=True)))
+        sent += [await paste(url, k) for k in range(stored)]
+        await _until(lambda: held() >= stored)
+        slack.run(_call(lambda: fake.hold("chat.postMessage", carry_out=False)))
+        sent += [await paste(url, k) for k in range(stored, stored + lost_at_kill)]
+        await _until(lambda: held() >= stored + lost_at_kill)
+        first.kill()
+        first.wait()
+        slack.run(_call(fake.release))
+        start_at = time.monotonic()
+        second, _ = await start()
+        try:
+            await _until(lambda: _owed(db) == 0, timeout=300)
+            seconds = time.monotonic() - start_at
+
+            def counts() -> list[int]:
+                return [sum(1 for m in fake.messages(p["channel"], p["ts"]) if m.get("bot_id")) for p in sent]
+
+            got = slack.run(_call(counts))
+        finally:
+            second.terminate()
+            second.wait(timeout=60)
+    lost, doubled = got.count(0), sum(1 for c in got if c > 1)
+    return line(
+        "kill_9",
+        lost == 0 and doubled == 0,
+        acknowledged=len(sent),
+        answered=len(sent) - lost,
+        lost=lost,
+        doubled=doubled,
+        seconds_to_finish=seconds,
+    )
+
+
+async def _call(fn: Callable[[], Any]) -> Any:
+    return fn()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _errfix() -> list[str]:
+    script = Path(sys.executable).with_name("errfix")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bot"]
+
+
+async def _healthy(url: str, proc: subprocess.Popen[bytes]) -> None:
+    async def up() -> bool:
+        if proc.poll() is not None:
+            raise RuntimeError(f"errfix serve exited with {proc.returncode}")
+        try:
+            async with aiohttp.ClientSession() as session, session.get(f"{url}/healthz") as resp:
+                return resp.status == 200
+        except aiohttp.ClientConnectionError:
+            return False
+
+    deadline = time.monotonic() + 120
+    while not await up():
+        if time.monotonic() > deadline:
+            raise RuntimeError("errfix serve did not become healthy")
+        await asyncio.sleep(0.1)
+
+
+async def _until(probe: Callable[[], bool], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not probe():
+        if time.monotonic() > deadline:
+            raise RuntimeError("gave up waiting")
+        await asyncio.sleep(0.05)
+
+
+def _owed(db: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(f"{db}-events") as conn:
+        return int(conn.execute("SELECT count(*) FROM jobs").fetchone()[0])
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ERRFIX_"))}
     return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, env=env, check=False)
@@ -471,6 +602,7 @@ async def main(argv: list[str] | None = None) -> int:
         "storm": storm,
         "hostile_import": hostile_import,
         "restore_lock": restore_lock,
+        "kill_9": kill9,
         "restart_2460": restart_case(2460),
     }
     if not args.quick:
