@@ -284,7 +284,7 @@ class EventsLink:
                     "action_id": str(action.get("action_id", "")),
                     "block_id": str(action.get("block_id", "")),
                     "value": str(action.get("value", "")),
-                    "action_ts": str(time.time()),
+                    "action_ts": f"{time.time():.6f}",
                 }
             ],
         }

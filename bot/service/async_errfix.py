@@ -211,8 +211,10 @@ class AsyncErrfix:
     async def vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int | None) -> int | None:
         return await self._run(lambda s: s.vote(reply_key, record_id, wkey, user_id, value))
 
-    async def click_vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
-        return await self._run(lambda s: s.click_vote(reply_key, record_id, wkey, user_id, value))
+    async def click_vote(
+        self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int, click_id: str | None = None
+    ) -> int | None:
+        return await self._run(lambda s: s.click_vote(reply_key, record_id, wkey, user_id, value, click_id))
 
     async def reaction_vote(self, reply_key: str, record_id: str, user_id: str, value: int, added: bool) -> bool:
         return await self._run(lambda s: s.reaction_vote(reply_key, record_id, user_id, value, added))

@@ -390,10 +390,15 @@ class Errfix:
         """Set, change or withdraw one vote; returns the previous value."""
         return self.store.vote(reply_key, record_id, wkey, user_id, value)
 
-    def click_vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
-        """A "Worked"/"Didn't work" click (same again withdraws); returns the vote now held."""
-        held = self.learning.click_vote(reply_key, record_id, wkey, user_id, value)
-        self.observer.on_vote(VoteCast("button", record_id, user_id, held))
+    def click_vote(
+        self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int, click_id: str | None = None
+    ) -> int | None:
+        """A "Worked"/"Didn't work" click (same again withdraws); returns the vote now held.
+        A click already applied (`click_id`, replayed after a crash) changes and counts nothing."""
+        replayed = click_id is not None and self.learning.click_applied(click_id)
+        held = self.learning.click_vote(reply_key, record_id, wkey, user_id, value, click_id)
+        if not replayed:
+            self.observer.on_vote(VoteCast("button", record_id, user_id, held))
         return held
 
     def reaction_vote(self, reply_key: str, record_id: str, user_id: str, value: int, added: bool) -> bool:

@@ -1,7 +1,9 @@
 """Feedback on errfix's replies: vote buttons, reactions, "Not this error" and "This one".
 
-A vote is written (one SQLite transaction) before the click is acknowledged; the reply is then
-updated in place with the new counts. Reactions on a reply vote on its top workaround.
+A click is acknowledged at once: `Dedupe` has written it to the events file as owed work before the
+listener runs (so a crash loses none: the next start applies it, once, `bot.slack.jobs`). The vote
+is then written (one SQLite transaction, idempotent per click) and the reply updated in place with
+the new counts. Reactions on a reply vote on its top workaround.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from bot.core import blocks as kit
 from bot.errors import NotFound
 from bot.slack.answers import refresh_reply, reply_key
 from bot.slack.deps import Deps, Listener
+from bot.slack.owed import JOB_KEY
 
 REACTIONS = {"+1": 1, "thumbsup": 1, "white_check_mark": 1, "heavy_check_mark": 1, "-1": -1, "thumbsdown": -1, "x": -1}
 
@@ -39,8 +42,11 @@ def where(body: dict[str, Any]) -> tuple[str, str]:
 
 
 def on_vote_button(deps: Deps) -> Listener:
-    async def handle_vote(ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient) -> None:
+    async def handle_vote(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
+    ) -> None:
         """Worked / Didn't work: a second click on the same button withdraws, the other one changes."""
+        await ack()  # the click is already kept as owed work (Dedupe): acknowledged means done
         channel, ts = where(body)
         wkey = value_of(action).get("w", "")
         value = 1 if str(action.get("action_id", "")).startswith(kit.VOTE_UP) else -1
@@ -49,12 +55,11 @@ def on_vote_button(deps: Deps) -> Listener:
             reply = await deps.errfix.reply(channel, ts)
             if reply is not None and not reply.rejected_by and wkey:
                 user = str(body["user"]["id"])
-                await deps.errfix.click_vote(reply_key(channel, ts), reply.record_id, wkey, user, value)
+                click = context.get(JOB_KEY)
+                await deps.errfix.click_vote(reply_key(channel, ts), reply.record_id, wkey, user, value, click)
                 changed = True
         except NotFound:
             deps.logger.info("errfix: vote on a workaround that is no longer in the record (%s)", wkey)
-        finally:
-            await ack()
         if changed:
             await refresh_reply(deps, client, channel, ts)
 
@@ -82,20 +87,18 @@ def on_reaction(deps: Deps) -> Listener:
 
 def on_not_this(deps: Deps) -> Listener:
     async def handle_not_this(
-        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, respond: AsyncRespond
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
         """Store the rejection, strike the reply through, offer the clicker other candidates."""
+        await ack()  # kept as owed work before this ran (Dedupe); a replay rejects once (idempotent)
         channel, ts = where(body)
         user = str(body["user"]["id"])
         line = None
-        try:
-            reply = await deps.errfix.reply(channel, ts)
-            if reply is not None and not reply.rejected_by:
-                line = await deps.errfix.reject(
-                    channel=channel, message_ts=reply.message_ts, record_id=reply.record_id, user_id=user
-                )
-        finally:
-            await ack()
+        reply = await deps.errfix.reply(channel, ts)
+        if reply is not None and not reply.rejected_by:
+            line = await deps.errfix.reject(
+                channel=channel, message_ts=reply.message_ts, record_id=reply.record_id, user_id=user
+            )
         if reply is None or line is None:
             return
         await refresh_reply(deps, client, channel, ts)
@@ -112,15 +115,13 @@ def on_not_this(deps: Deps) -> Listener:
 
 def on_this_one(deps: Deps) -> Listener:
     async def handle_this_one(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
         """The user picked the right record for a paste: its error line becomes an alias of it."""
+        await ack()  # kept as owed work before this ran (Dedupe); learning an alias twice is once
         data = value_of(action)
         record_id, line = data.get("r", ""), data.get("l", "")
-        try:
-            added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
-        finally:
-            await ack()
+        added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
         said = "Learned" if added else "Already known"
         shown = kit.escape(kit.cut(line, 200))
         await respond(

@@ -128,9 +128,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
     events whose work is owed (`bot.slack.owed`) also finish their job when they return."""
     track, owed = deps.activity.track, deps.jobs.completing
     app.command("/errfix")(track(commands.on_errfix(deps)))
-    app.action(re.compile(rf"^(?:{kit.VOTE_UP}|{kit.VOTE_DOWN}):"))(track(feedback.on_vote_button(deps)))
-    app.action(kit.NOT_THIS)(track(feedback.on_not_this(deps)))
-    app.action(re.compile(rf"^{kit.THIS_ONE}:"))(track(feedback.on_this_one(deps)))
+    app.action(re.compile(rf"^(?:{kit.VOTE_UP}|{kit.VOTE_DOWN}):"))(track(owed(feedback.on_vote_button(deps))))
+    app.action(kit.NOT_THIS)(track(owed(feedback.on_not_this(deps))))
+    app.action(re.compile(rf"^{kit.THIS_ONE}:"))(track(owed(feedback.on_this_one(deps))))
     app.action(kit.SHARE)(track(commands.on_share(deps)))
     app.event("reaction_added")(track(owed(feedback.on_reaction(deps))))
     app.event("reaction_removed")(track(owed(feedback.on_reaction(deps))))

@@ -24,7 +24,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.service.async_errfix import AsyncErrfix
-from bot.slack.owed import JOB_KEY, REPLAY, event_of, owed_job
+from bot.slack.owed import JOB_KEY, REPLAY, click_key, event_of, owed_job
 
 HANDLED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 MESSAGE_EVENTS = frozenset({"message", "app_mention"})
@@ -97,7 +97,7 @@ class Dedupe(AsyncMiddleware):
         """Seen before: 200 and nothing else. New: its keys and the job it owes are written in
         one transaction before anything else happens (so before the ack)."""
         if not req.context.get(REPLAY):  # a replay of a job (bot/slack/jobs.py) was seen: it is owed
-            keys = dedupe_keys(req.body)
+            keys = dedupe_keys(req.body) or [k for k in [click_key(req.body)] if k]
             job = owed_job(req.body, keys)
             if keys and not await self.errfix.accept(keys, job):
                 return BoltResponse(status=200, body="")

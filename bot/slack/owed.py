@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from bot.core.blocks import NOT_THIS, THIS_ONE, VOTE_DOWN, VOTE_UP
 from bot.core.redact import redact_text
 
 
@@ -18,6 +19,7 @@ def event_of(body: dict[str, Any]) -> dict[str, Any]:
 
 
 OWED_EVENTS = frozenset({"message", "app_mention", "reaction_added", "reaction_removed"})
+OWED_ACTIONS = (f"{VOTE_UP}:", f"{VOTE_DOWN}:", NOT_THIS, f"{THIS_ONE}:")  # Share is redone by a new click
 JOB_KEY = "errfix_job"  # in the bolt context: the job the request's listener finishes
 REPLAY = "errfix_replay"  # in the bolt context: a replay, past the dedupe check
 TEXT_FIELDS = ("text", "previous_text")
@@ -25,11 +27,32 @@ DROPPED_FIELDS = ("blocks", "attachments")  # rich-text copies of `text`: never 
 
 
 def owed_job(body: dict[str, Any], keys: list[str]) -> tuple[str, dict[str, Any]] | None:
-    """(job key, the body to keep) for an event whose work errfix owes; None for the rest."""
+    """(job key, the body to keep) for an event or a click whose work errfix owes; None for the
+    rest (App Home opens, unknown events, Share: the person sees at once whether it happened)."""
+    if click_key(body) is not None and keys:
+        return keys[0], kept_click(body)
     event = event_of(body)
     if event.get("type") not in OWED_EVENTS or not keys:
         return None
     return keys[0], kept_body(body)
+
+
+def click_key(body: dict[str, Any]) -> str | None:
+    """A vote, "Not this error" or "This one" click: who, which button, when (Slack's action_ts
+    is the click's own time); None for anything else."""
+    actions = body.get("actions") if body.get("type") == "block_actions" else None
+    if not isinstance(actions, list) or len(actions) != 1 or not isinstance(actions[0], dict):
+        return None
+    action, user = actions[0], (body.get("user") or {}).get("id")
+    action_id = str(action.get("action_id") or "")
+    if not action_id.startswith(OWED_ACTIONS) or not user or not action.get("action_ts"):
+        return None
+    return f"click:{user}:{action_id}:{action['action_ts']}"
+
+
+def kept_click(body: dict[str, Any]) -> dict[str, Any]:
+    """A click as kept: without the copy of the message it was made on (errfix's own answer)."""
+    return {k: copy.deepcopy(v) for k, v in body.items() if k not in ("message", "state", "view")}
 
 
 def kept_body(body: dict[str, Any]) -> dict[str, Any]:

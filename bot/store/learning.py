@@ -266,13 +266,29 @@ class Learning:
 
     # ---- votes from buttons and reactions ---------------------------------------------------
 
-    def click_vote(self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int) -> int | None:
+    def click_applied(self, click_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM clicks WHERE id = ?", [click_id]).fetchone() is not None
+
+    def click_vote(
+        self, reply_key: str, record_id: str, wkey: str, user_id: str, value: int, click_id: str | None = None
+    ) -> int | None:
         """A button click: sets `value`, changes the other one, or withdraws the same one.
 
         Returns the user's vote afterwards (None when withdrawn). Run on the store's one thread, so
-        two clicks can't interleave between the read and the write.
+        two clicks can't interleave between the read and the write. A click with a `click_id`
+        already applied (replayed after a crash) changes nothing and returns the vote held.
         """
         with self.store.write_transaction():
+            if click_id is not None:
+                applied = self.db.execute(
+                    "INSERT OR IGNORE INTO clicks (id, created_at) VALUES (?, ?)", [click_id, now_iso()]
+                ).rowcount
+                if not applied:
+                    row = self.db.execute(
+                        "SELECT value FROM votes WHERE reply_key = ? AND record_id = ? AND wkey = ? AND user_id = ?",
+                        [reply_key, record_id, wkey, user_id],
+                    ).fetchone()
+                    return int(row[0]) if row else None
             previous = self.store.vote(reply_key, record_id, wkey, user_id, value)
             if previous == value:
                 self.store.vote(reply_key, record_id, wkey, user_id, None)

@@ -78,6 +78,7 @@ class Privacy:
             counts = {
                 "pastes": q("DELETE FROM pastes WHERE created_at < ?", [iso(cut)]).rowcount,
                 "rejections": q("DELETE FROM rejections WHERE created_at < ?", [iso(cut)]).rowcount,
+                "clicks": q("DELETE FROM clicks WHERE created_at < ?", [iso(cut)]).rowcount,
             } | (extra or {})
             done = Erased("retention-purge", f"{days} days", {k: int(v) for k, v in counts.items()})
             if counts["rejections"]:

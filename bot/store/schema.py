@@ -202,6 +202,14 @@ def m007_audit(db: Database) -> None:
     db.execute("CREATE INDEX rejections_created ON rejections(created_at)")
 
 
+@migrations()
+def m008_clicks(db: Database) -> None:
+    """The button clicks already applied (Slack's action id per user and time), so a click
+    replayed after a crash is applied once: a second "Worked" would otherwise withdraw the vote."""
+    db.execute("CREATE TABLE clicks (id TEXT PRIMARY KEY, created_at TEXT NOT NULL)")
+    db.execute("CREATE INDEX clicks_created ON clicks(created_at)")
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
     m.__name__
     for m in (
@@ -212,6 +220,7 @@ MIGRATION_NAMES: tuple[str, ...] = tuple(
         m005_paste_channel_type,
         m006_seen_events_moved,
         m007_audit,
+        m008_clicks,
     )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)

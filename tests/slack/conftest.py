@@ -74,6 +74,7 @@ class Bot:
         self.session: aiohttp.ClientSession | None = None
         self.link: EventsLink | None = None
         self._keys = 0
+        self._clicks = 0
 
     async def start(self) -> Bot:
         await self.server.start_server()
@@ -154,6 +155,16 @@ class Bot:
         self, message: dict[str, Any], button: dict[str, Any], *, user: str = ALICE, ephemeral: bool = False
     ) -> int:
         """Press `button` (a Block Kit element of `message`) as `user`, like Slack's block_actions."""
+        payload = self.click_payload(message, button, user=user, ephemeral=ephemeral)
+        status, _ = await self.post_signed(
+            urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
+        )
+        return status
+
+    def click_payload(
+        self, message: dict[str, Any], button: dict[str, Any], *, user: str = ALICE, ephemeral: bool = False
+    ) -> dict[str, Any]:
+        """The block_actions payload Slack sends when `user` presses `button`."""
         channel = message["channel"]
         payload: dict[str, Any] = {
             "type": "block_actions",
@@ -175,16 +186,18 @@ class Bot:
                     "action_id": button["action_id"],
                     "block_id": button.get("block_id", "b"),
                     "value": button["value"],
-                    "action_ts": str(time.time()),
+                    "action_ts": self._action_ts(),
                 }
             ],
         }
         if not ephemeral:
             payload["message"] = {"ts": message["ts"], "thread_ts": message.get("thread_ts"), "type": "message"}
-        status, _ = await self.post_signed(
-            urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
-        )
-        return status
+        return payload
+
+    def _action_ts(self) -> str:
+        """Slack's action_ts: the click's own time, to the microsecond, so no two clicks share one."""
+        self._clicks += 1
+        return f"{int(time.time())}.{self._clicks:06d}"
 
     def replies(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         """errfix's messages in the thread of `message`."""

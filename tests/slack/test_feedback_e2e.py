@@ -94,12 +94,13 @@ async def test_many_concurrent_clicks_give_exact_counts(bot: Bot, read_store: Ca
     clicks = [bot.click(answer, worked, user=u) for u in users[:30]]
     clicks += [bot.click(answer, didnt, user=u) for u in users[30:]]
     assert set(await asyncio.gather(*clicks)) == {200}
+    await bot.idle()  # acknowledged as owed work at once, applied right after
     assert tally(read_store, top_wkey(answer)) == (30, 10)
     # each of the first ten clicks "Worked" twice more at once: the pair toggles off and on again
     again = [bot.click(answer, worked, user=u) for u in users[:10] for _ in range(2)]
     await asyncio.gather(*again)
-    assert tally(read_store, top_wkey(answer)) == (30, 10)
     await bot.idle()
+    assert tally(read_store, top_wkey(answer)) == (30, 10)
     assert ":+1: 30 · :-1: 10" in all_text(current(bot, answer))  # the last update shows the final counts
 
 
@@ -155,11 +156,11 @@ async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
     paste = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nRuntimeError: Loss is NaN or Inf'
     answer = await bot.answer_to(await bot.paste(paste))
     assert await bot.click(answer, buttons(answer, "errfix_not_this")[0], user=BOB) == 200
+    await bot.idle()
     rows = read_store().db.execute("SELECT record_id, line, user_id FROM rejections").fetchall()
     assert rows == [(RECORD, "runtimeerror: loss is nan or inf", BOB)]
     # the paste now counts as matching nothing (the App Home lists it)
     assert read_store().db.execute("SELECT record_id FROM pastes").fetchall() == [(None,)]
-    await bot.idle()
     struck = current(bot, answer)
     assert "not this error" in all_text(struck) and not buttons(struck, "errfix_vote")
     # Bob is offered other candidates, each with "This one"
@@ -183,6 +184,7 @@ async def test_not_this_error_is_stored_and_this_one_teaches_an_alias(
     ]
     # votes on a rejected reply are ignored
     await bot.click(answer, buttons(answer, "errfix_vote_up")[0])
+    await bot.idle()
     assert read_store().stats().votes_up == 0
 
 

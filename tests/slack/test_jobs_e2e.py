@@ -7,6 +7,7 @@ listener; the next start's `Replayer` must finish it, and never post an answer t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -20,8 +21,8 @@ from bot.fakeslack.web_api import BOT_ID, BOT_USER_ID
 from bot.slack.deps import Outbox
 from bot.slack.jobs import Replayer
 from bot.slack.middleware import dedupe_keys
-from bot.slack.owed import owed_job
-from tests.slack.conftest import ALICE, BOB, CHANNEL, PASTE, RECORD, Bot, message_event, slack_escape
+from bot.slack.owed import click_key, owed_job
+from tests.slack.conftest import ALICE, BOB, CHANNEL, PASTE, RECORD, Bot, buttons, message_event, slack_escape
 
 KEY_ID = "AKIA" + "QX7Z2P4M9R3T8W5N"  # shaped like an AWS access key id, not a real one
 log = logging.getLogger("errfix.test")
@@ -228,3 +229,50 @@ async def test_a_listener_that_cannot_see_its_job_is_refused_at_registration(mak
     with pytest.raises(TypeError, match="must take `context`"):
         bot.jobs.completing(no_context)
     assert bot.jobs.completing(with_context).__wrapped__ is with_context  # type: ignore[attr-defined]
+
+
+def top_vote_button(answer: dict[str, Any]) -> dict[str, Any]:
+    return buttons(answer, "errfix_vote_up")[0]
+
+
+async def test_a_click_acknowledged_before_a_crash_is_applied_once(make_bot: Any) -> None:
+    bot = await make_bot()
+    answer = await bot.answer_to(await bot.paste())
+    payload = bot.click_payload(answer, top_vote_button(answer), user=BOB)
+    keys = [click_key(payload)]
+    assert keys[0] is not None and keys[0].startswith(f"click:{BOB}:errfix_vote_up:")
+    assert await bot.errfix.accept(keys, owed_job(payload, keys))  # acked; errfix killed before the vote
+    assert "message" not in (await bot.errfix.pending_jobs())[0].body  # errfix's own answer is not kept
+    before = await bot.errfix.view(RECORD)
+    assert await replayer(bot).run_owed(left_over=True) == 1
+    after = await bot.errfix.view(RECORD)
+    assert before is not None and after is not None
+    assert after.workarounds[0].votes_up == before.workarounds[0].votes_up + 1
+    # killed again after the vote, before the job was finished: the replay does not withdraw it
+    await bot.errfix.accept(["again"], (str(keys[0]), owed_job(payload, keys)[1]))  # type: ignore[index]
+    assert await replayer(bot).run_owed(left_over=True) == 1
+    again = await bot.errfix.view(RECORD)
+    assert again is not None and again.workarounds[0].votes_up == after.workarounds[0].votes_up
+    assert await bot.errfix.pending_jobs() == []
+
+
+async def test_a_click_is_acknowledged_while_the_store_is_busy(make_bot: Any) -> None:
+    """The ack waits on the events file only: with the store's thread held, the click still gets
+    its 200 (the vote is applied when the store is free)."""
+    bot = await make_bot()
+    answer = await bot.answer_to(await bot.paste())
+    release = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def hold(_: Any) -> None:
+        asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
+
+    busy = asyncio.ensure_future(bot.errfix._run(hold))  # the store's one thread, taken
+    assert await bot.click(answer, top_vote_button(answer), user=BOB) == 200
+    assert (await bot.errfix.pending_jobs())[0].key.startswith(f"click:{BOB}:")
+    release.set()
+    await busy
+    await bot.idle()
+    view = await bot.errfix.view(RECORD)
+    assert view is not None and view.workarounds[0].votes_up == 1
+    assert await bot.errfix.pending_jobs() == []

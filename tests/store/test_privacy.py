@@ -71,18 +71,20 @@ def test_the_purge_removes_exactly_the_rows_older_than_the_cut(store: Store) -> 
     for n, at in enumerate((OLDER, CUT, NEWER)):
         _paste(store, "C1", f"1.{n}", "U1", at)
         _rejection(store, f"line {n}", "U1", at)
+        store.db.execute("INSERT INTO clicks (id, created_at) VALUES (?, ?)", [f"click:{n}", at])
     store.db.conn.commit()
     version = store.version
 
     done = Privacy(store).purge_expired(NOW, 30, extra={"seen_events": 4, "jobs": 2})
 
-    assert done.counts == {"pastes": 1, "rejections": 1, "seen_events": 4, "jobs": 2}
+    assert done.counts == {"pastes": 1, "rejections": 1, "clicks": 1, "seen_events": 4, "jobs": 2}
     assert [r[0] for r in store.db.execute("SELECT created_at FROM pastes ORDER BY created_at")] == [CUT, NEWER]
     assert [r[0] for r in store.db.execute("SELECT created_at FROM rejections ORDER BY 1")] == [CUT, NEWER]
     assert store.version == version + 1  # a rejection went: the matcher rebuilds without it
     (entry,) = _audit(store, "retention-purge")
     assert (entry.actor, entry.target) == ("errfix", "30 days")
-    assert entry.detail == {"pastes": 1, "rejections": 1, "seen_events": 4, "jobs": 2}
+    assert entry.detail == {"pastes": 1, "rejections": 1, "clicks": 1, "seen_events": 4, "jobs": 2}
+    assert [r[0] for r in store.db.execute("SELECT id FROM clicks ORDER BY 1")] == ["click:1", "click:2"]
 
 
 def test_the_service_purges_the_events_file_with_the_same_cut(tmp_path: Path) -> None:
