@@ -49,6 +49,7 @@ from bot.store.upstream import Fetched, SyncReport, SyncState, Upstreams
 
 __all__ = [
     "REPLY_THRESHOLD",
+    "SEARCH_THRESHOLD",
     "UNSURE_FLOOR",
     "Diagnosis",
     "Entry",
@@ -72,6 +73,10 @@ __all__ = [
 SMALL_START = 5_000  # records above which a start without a cached index answers from the seeds first
 REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when more likely right than not
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
+# a search result scored under this is labelled weak, and words (a mention or DM with no paste)
+# whose best result is under it get "not sure" instead of an answer (the score is keyword and
+# fuzzy averaged: the best keyword hit alone is 0.45, so the matcher must give it 0.4 too)
+SEARCH_THRESHOLD = 0.65
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,7 @@ class Errfix:
         self.privacy = Privacy(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
+        self.search_threshold = SEARCH_THRESHOLD
         self.background_reindex = background_reindex and store.path != ":memory:"
         self.observer: Observer = observer or Quiet()
         self._matcher: Matcher | None = None

@@ -15,6 +15,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.messages import language, t
 from bot.errors import NotFound
 from bot.slack.answers import refresh_reply, reply_key
 from bot.slack.deps import Deps, Listener
@@ -100,11 +101,13 @@ def on_not_this(deps: Deps) -> Listener:
             return
         await refresh_reply(deps, client, channel, ts)
         others = [m for m in await deps.errfix.search(line) if m.id != reply.record_id]
+        locale = reply.locale  # the answer's language (the asker's, or the paste's)
+        weak = deps.errfix.search_threshold
         await respond(
             response_type="ephemeral",
             replace_original=False,
-            text="Thanks, noted. Was it one of these?",
-            blocks=kit.search_blocks(line, others, learn_line=line, share=False),
+            text=t("not_this_thanks", locale),
+            blocks=kit.search_blocks(line, others, learn_line=line, share=False, locale=locale, weak_below=weak),
         )
 
     return handle_not_this
@@ -112,7 +115,7 @@ def on_not_this(deps: Deps) -> Listener:
 
 def on_this_one(deps: Deps) -> Listener:
     async def handle_this_one(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
     ) -> None:
         """The user picked the right record for a paste: its error line becomes an alias of it."""
         data = value_of(action)
@@ -121,12 +124,12 @@ def on_this_one(deps: Deps) -> Listener:
             added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
         finally:
             await ack()
-        said = "Learned" if added else "Already known"
+        locale = language((await deps.users.get(client, str(body["user"]["id"]))).locale, line)
         shown = kit.escape(kit.cut(line, 200))
         await respond(
             response_type="ephemeral",
             replace_original=False,
-            text=f"{said}: “{shown}” is `{kit.escape(record_id)}`; the same paste matches it now.",
+            text=t("learned" if added else "already_known", locale, line=shown, id=f"`{kit.escape(record_id)}`"),
         )
 
     return handle_this_one

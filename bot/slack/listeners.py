@@ -15,6 +15,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.messages import language, t
 from bot.slack import commands, feedback
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
@@ -48,8 +49,9 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
     direct = kind in DIRECT  # a group DM's errors are answered like a DM's
     chatter = not diagnosis.is_error and not diagnosis.matches
     if chatter and kind == "im" and usage:
+        locale = language((await deps.users.get(client, str(event.get("user") or ""))).locale, paste.text)
         await deps.outbox.post(
-            client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
+            client, channel=channel, text=t("dm_usage_fallback", locale), blocks=kit.usage_blocks(locale)
         )
         return
     if chatter and kind in DIRECT:  # in a group DM people talk to each other, not to errfix
@@ -61,7 +63,7 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         channel, ts, diagnosis, replied=bool(answer), channel_type=str(kind or ""), user_id=author
     )
     if answer:
-        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
 
 
 def on_mention(deps: Deps) -> Listener:
@@ -88,7 +90,7 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     await deps.errfix.log_paste(
         str(event["channel"]), str(event["ts"]), diagnosis, replied=True, channel_type=kind, user_id=author
     )
-    await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+    await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
 
 
 async def answer_edit(deps: Deps, client: AsyncWebClient, edit: dict[str, Any], mention: str) -> None:
@@ -114,7 +116,9 @@ def on_home(deps: Deps) -> Listener:
             return
         week = await deps.errfix.home()
         summary = kit.HomeSummary(week.top_errors, week.top_fixes, week.unmatched)
-        await client.views_publish(user_id=str(event["user"]), view=kit.home_view(summary))
+        user = str(event["user"])
+        locale = (await deps.users.get(client, user)).locale
+        await client.views_publish(user_id=user, view=kit.home_view(summary, locale))
 
     return handle_home
 
