@@ -20,7 +20,7 @@ import gc
 import html
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -68,6 +68,7 @@ __all__ = [
     "Vote",
     "WeekCounts",
     "WeekSummary",
+    "search_is_sure",
 ]
 
 SMALL_START = 5_000  # records above which a start without a cached index answers from the seeds first
@@ -98,6 +99,12 @@ class ImportReport:
 
     def line(self) -> str:
         return f"imported {self.loaded} record(s): {self.summary.line()}"
+
+
+def search_is_sure(results: Sequence[MatchView], threshold: float = SEARCH_THRESHOLD) -> bool:
+    """The best search result is good enough to be given as the answer to words (a mention or a
+    DM with no paste); below, errfix says it is not sure and lists the closest ones."""
+    return bool(results) and results[0].score >= threshold
 
 
 def query_words(words: str) -> str:

@@ -8,6 +8,7 @@ channels by the time they run.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -21,6 +22,7 @@ from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
 from bot.slack.secret_notice import warn_of_secrets
+from bot.slack.words import answer_words
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 DIRECT = frozenset({"im", "mpim"})
@@ -48,6 +50,12 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
     kind = event.get("channel_type")
     direct = kind in DIRECT  # a group DM's errors are answered like a DM's
     chatter = not diagnosis.is_error and not diagnosis.matches
+    if kind == "im" and not diagnosis.is_error:  # words, not a paste: the search /errfix runs, once per message
+        claim = partial(claim_answer, deps, channel, ts)
+        if await answer_words(deps, client, event, paste.text, diagnosis, paste.notes, claim=claim):
+            author = str(event.get("user") or "")  # kept with the paste so `errfix forget-user` finds it
+            await deps.errfix.log_paste(channel, ts, diagnosis, replied=True, channel_type="im", user_id=author)
+            return
     if chatter and kind == "im" and usage:
         locale = language((await deps.users.get(client, str(event.get("user") or ""))).locale, paste.text)
         await deps.outbox.post(
@@ -90,6 +98,9 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     await deps.errfix.log_paste(
         str(event["channel"]), str(event["ts"]), diagnosis, replied=True, channel_type=kind, user_id=author
     )
+    words = _MENTION.sub(" ", paste.text)
+    if not diagnosis.is_error and await answer_words(deps, client, event, words, diagnosis, paste.notes):
+        return  # words, not a paste: the search /errfix runs, "not sure" when it is
     await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
 
 
