@@ -109,8 +109,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "shared_by": {"en": "Shared by {user} from `/errfix`", "zh": "{user} 通过 `/errfix` 分享"},
     "results_for": {"en": "*Results for “{query}”:*", "zh": "*“{query}”的搜索结果：*"},
     "results_unsure": {
-        "en": "*Not sure any of these is it. Closest matches for “{query}”:*",
-        "zh": "*不确定其中有没有你要找的错误。与“{query}”最接近的结果：*",
+        "en": "*Results for “{query}”*, not sure any of them is it:",
+        "zh": "*“{query}”的搜索结果*，不确定其中有没有你要找的错误：",
     },
     "result_score": {"en": "{pct}", "zh": "{pct}"},
     "result_weak": {"en": "{pct}, weak match", "zh": "{pct}，弱匹配"},
@@ -124,8 +124,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "nothing_found": {"en": "Nothing found for “{query}”.", "zh": "没有找到与“{query}”相关的结果。"},
     "results_for_fallback": {"en": "Results for “{query}”: {ids}", "zh": "“{query}”的搜索结果：{ids}"},
     "results_unsure_fallback": {
-        "en": "Not sure; closest matches for “{query}”: {ids}",
-        "zh": "不确定；与“{query}”最接近的结果：{ids}",
+        "en": "Results for “{query}”, not sure: {ids}",
+        "zh": "“{query}”的搜索结果，不确定：{ids}",
     },
     "stats_fallback": {"en": "errfix stats", "zh": "errfix 统计"},
     "stats": {
