@@ -18,7 +18,7 @@ from bot.core.messages import Note, is_chinese, language
 from bot.core.views import Diagnosis
 from bot.service.errfix import search_is_sure
 from bot.slack.answers import post_answer
-from bot.slack.deps import Deps
+from bot.slack.deps import Deps, answer_key
 
 SHOWN = 3  # closest records listed when errfix is not sure
 
@@ -54,6 +54,7 @@ async def answer_words(
         client,
         channel=channel,
         thread_ts=str(event.get("thread_ts") or ts),
+        key=answer_key(channel, ts),  # posted once even if the connection drops (a replay finds it)
         text=kit.unsure_words_fallback(results, locale),
         blocks=kit.unsure_words_blocks(words, results, locale),
     )
