@@ -226,6 +226,7 @@ _FIELD = re.compile(r"\{(\w+)[^}]*\}")
 # Han ideographs; kana or hangul in the same text mean Japanese or Korean, not Chinese
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
+_PATHLIKE = re.compile(r"[\\/]|\.\w{1,5}\W*$")  # a/b, C:\\x, name.py", : a path or a file name
 
 
 def fields(template: str) -> set[str]:
@@ -239,8 +240,13 @@ def is_zh(locale: str | None) -> bool:
 
 
 def is_chinese(text: str) -> bool:
-    """Text a person wrote in Chinese: Han characters and no kana or hangul."""
-    return has_cjk(text) and _HAN.search(text) is not None and _KANA_HANGUL.search(text) is None
+    """Text a person wrote in Chinese: two Han characters or more outside file paths and names
+    (a Chinese folder in a traceback's path is not a Chinese paste), and no kana or hangul
+    anywhere (Japanese, Korean)."""
+    if not has_cjk(text) or _KANA_HANGUL.search(text):
+        return False
+    words = " ".join(w for w in text.split() if not _PATHLIKE.search(w))
+    return len(_HAN.findall(words)) >= 2
 
 
 def lang_of(locale: str | None) -> Lang:

@@ -86,6 +86,11 @@ def test_a_chinese_query_or_a_zh_locale_is_answered_in_chinese() -> None:
     assert not is_chinese("docker-compose up でエラーが起こって")  # Japanese: kana beside the kanji
     assert not is_chinese("소스트리로 푸쉬에러")  # Korean
     assert not is_chinese("Traceback (most recent call last)")
+    assert is_chinese("CUDA 显存不足") and is_chinese("readme 里拼写错误")
+    assert not is_chinese("显")  # one character is not a sentence
+    path = 'Traceback (most recent call last):\n  File "C:\\项目\\train.py", line 3\nRuntimeError: Loss is NaN'
+    assert not is_chinese(path)  # a Chinese folder in a path: an English paste
+    assert is_chinese("训练到一半报错了：\n" + path)  # a sentence in Chinese, then the paste
 
 
 # ---- nothing user-facing bypasses it ---------------------------------------------------------
