@@ -226,7 +226,7 @@ _FIELD = re.compile(r"\{(\w+)[^}]*\}")
 # Han ideographs; kana or hangul in the same text mean Japanese or Korean, not Chinese
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
-_PATHLIKE = re.compile(r"[\\/]|\.\w{1,5}\W*$")  # a/b, C:\\x, name.py", : a path or a file name
+_PATHLIKE = re.compile(r"[\\/]|\.\w{1,5}\W*$")  # a/b, a\\b or name.py: a path or a file name
 
 
 def fields(template: str) -> set[str]:
