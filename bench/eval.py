@@ -21,7 +21,8 @@ reply to a null is a false reply.
   precision        = right replies (positives, fine answers to optional rows) / all replies
 Scoring of queries: right at k when one of the first k results of `errfix search` has a signature
 or id matching `must_match`; rows with no `must_match` describe no covered error and must not be
-presented as the answer (`reply` false, as an @mention would say "unsure").
+presented as the answer: as `@errfix words` or a DM, neither the matcher nor the search may be
+sure of them (bot/slack/words.py; below the search threshold errfix says "not sure").
 
 Bars. `--bars current` (the default) holds the figures measured at the commit that introduced
 this scoring (2026-12-03, commit "bench/eval.py scores as ../shared/eval/README.md says"), less
@@ -51,12 +52,13 @@ import regex
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.core.records import Record  # noqa: E402
-from bot.service.errfix import Errfix  # noqa: E402
+from bot.service.errfix import Errfix, search_is_sure  # noqa: E402
 from bot.store import open_store  # noqa: E402
 from bot.store.files import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the repository (or beside a parent folder, for a git worktree)
+SHARED = next((p / "shared" for p in ROOT.parents if (p / "shared" / "eval").is_dir()), ROOT.parent / "shared")
 CORPUS = SHARED / "corpus" / "deadends-records.jsonl"
 
 Bars = dict[str, dict[str, tuple[str, float]]]
@@ -217,21 +219,35 @@ def ml_judge(row: dict[str, Any], rec: Record) -> bool:
     return names(row["must_match"], rec)
 
 
+def presented(svc: Errfix, words: str) -> bool:
+    """Words given to errfix (`@errfix words`, a DM) get a result presented as the answer: the
+    matcher is sure, or (no error in them) the search is, as bot/slack/words.py decides."""
+    d = svc.diagnose(words)
+    return d.reply or (not d.is_error and search_is_sure(svc.search(words, limit=3), svc.search_threshold))
+
+
 def score_queries(svc: Errfix, rows: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, str], list[str]]:
-    """Search figures: top-1 and top-3 overall and per language, and nulls presented as the answer."""
+    """Search figures: top-1 and top-3 overall and per language, nulls presented as the answer, and
+    how often the positives' answer is presented as sure (and then right)."""
     hits: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    nulls = nulls_answered = 0
+    nulls = nulls_answered = sure_right = sure_wrong = 0
     notes = []
     for row in rows:
         if row["must_match"] is None:
             nulls += 1
-            if svc.diagnose(row["query"]).reply:
+            if presented(svc, row["query"]):
                 nulls_answered += 1
                 notes.append(f"FALSE  {row['id']} ({row['lang']}) presented as the answer")
             continue
-        recs = [m.record for m in svc.search(row["query"], limit=5)]
+        results = svc.search(row["query"], limit=5)
+        recs = [m.record for m in results]
         ok = [names(row["must_match"], r) for r in recs]
         top1, top3 = any(ok[:1]), any(ok[:3])
+        if presented(svc, row["query"]):
+            sure_right += top1
+            sure_wrong += not top1
+            if not top1:
+                notes.append(f"SURE   {row['id']} ({row['lang']}) presented {recs[0].id if recs else None} as sure")
         hits[row["lang"]].append((top1, top3))
         hits["all"].append((top1, top3))
         if not top1:
@@ -250,6 +266,7 @@ def score_queries(svc: Errfix, rows: list[dict[str, Any]]) -> tuple[dict[str, fl
         if lang != "all"
     }
     langs["(rows)"] = f"{len(allh)} queries, {nulls} with no covered error"
+    langs["(as the answer)"] = f"{sure_right} right and {sure_wrong} wrong presented as sure, of {len(allh)}"
     return figures, langs, notes
 
 

@@ -9,8 +9,9 @@ import click
 
 from bot.cli.options import db_option, echo, errfix, json_option
 from bot.core import render
+from bot.core.messages import language
 from bot.errors import InvalidInput
-from bot.service.errfix import Errfix
+from bot.service.errfix import Errfix, search_is_sure
 
 MAX_STDIN = 5 * 1024 * 1024  # a pasted log bigger than this keeps its tail (extract keeps 1 MB)
 
@@ -34,13 +35,14 @@ def match(as_json: bool, jsonl: bool, explain: bool, limit: int, db: str | None)
     if jsonl:
         _match_batch(svc, limit)
         return
-    diagnosis = svc.diagnose(_read_stdin(), limit=limit)
+    text = _read_stdin()
+    diagnosis = svc.diagnose(text, limit=limit)
     if as_json:
         click.echo(json.dumps(diagnosis.to_json(), ensure_ascii=False))
     elif explain:
         echo(render.explain_text(diagnosis))
     else:
-        echo(render.diagnosis_text(diagnosis))
+        echo(render.diagnosis_text(diagnosis, language(None, text)))  # a Chinese paste: the words in Chinese
 
 
 def _match_batch(svc: Errfix, limit: int) -> None:
@@ -71,9 +73,11 @@ def search(words: tuple[str, ...], as_json: bool, limit: int, db: str | None) ->
         raise InvalidInput("search needs some words, e.g. errfix search loss nan")
     results = svc.search(query, limit=limit)
     if as_json:
-        click.echo(json.dumps({"query": query, "matches": [m.to_json() for m in results]}, ensure_ascii=False))
+        sure = search_is_sure(results, svc.search_threshold)  # what @errfix would give as the answer
+        found = {"query": query, "sure": sure, "matches": [m.to_json() for m in results]}
+        click.echo(json.dumps(found, ensure_ascii=False))
     else:
-        echo(render.search_text(query, results))
+        echo(render.search_text(query, results, language(None, query), svc.search_threshold))
 
 
 @click.command()

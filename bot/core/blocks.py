@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from bot.core.messages import is_zh, t
 from bot.core.views import MatchView, WorkaroundView
 
 Block = dict[str, Any]
@@ -36,15 +37,7 @@ VOTE_UP, VOTE_DOWN, NOT_THIS, SHARE, THIS_ONE = (
     "errfix_this_one",
 )
 
-USAGE = (
-    "*errfix* finds the fix for a pasted error.\n"
-    "• `/errfix loss nan`: search the known errors\n"
-    "• `/errfix pytorch/loss-nan-step`: one record in full\n"
-    "• `/errfix stats`: this team's numbers\n"
-    "• `/errfix help`: this text\n"
-    "Paste a traceback in a channel I'm in and I answer in its thread when I'm sure; "
-    "mention me (@errfix) to get my best guesses anyway."
-)
+USAGE = t("usage", "en")
 
 
 @dataclass(frozen=True)
@@ -136,10 +129,6 @@ def pct(x: float) -> str:
 # ---- locale ---------------------------------------------------------------------------------
 
 
-def is_zh(locale: str | None) -> bool:
-    return bool(locale) and str(locale).lower().replace("_", "-").startswith("zh")
-
-
 def signature_of(view: MatchView, locale: str) -> str:
     r = view.record
     return r.signature_zh if is_zh(locale) and r.signature_zh else r.signature
@@ -160,17 +149,17 @@ def action_of(view: MatchView, w: WorkaroundView, locale: str) -> str:
 # ---- an answer ------------------------------------------------------------------------------
 
 
-def how_sure(score: float, sure: bool) -> str:
-    return f"{pct(score)} match" if sure else f"{pct(score)} match, unsure: my best guess"
+def how_sure(score: float, sure: bool, locale: str = "en") -> str:
+    return t("match" if sure else "match_unsure", locale, pct=pct(score))
 
 
-def votes_label(w: WorkaroundView) -> str:
-    return f"{pct(w.success_rate)} worked · :+1: {w.votes_up} · :-1: {w.votes_down}"
+def votes_label(w: WorkaroundView, locale: str = "en") -> str:
+    return t("votes", locale, pct=pct(w.success_rate), up=w.votes_up, down=w.votes_down)
 
 
 def _workaround(view: MatchView, n: int, w: WorkaroundView, locale: str, max_how: int, buttons: bool) -> list[Block]:
     action = action_of(view, w, locale)
-    text = f"*{n}.* {escape(cut(action, 600))}\n_{votes_label(w)}_"
+    text = f"*{n}.* {escape(cut(action, 600))}\n_{votes_label(w, locale)}_"
     how = w.how.strip()
     if max_how and how and how != w.action.strip() and not (is_zh(locale) and action != w.action):
         text += "\n>" + escape(cut(how, max_how)).replace("\n", "\n>")
@@ -180,21 +169,28 @@ def _workaround(view: MatchView, n: int, w: WorkaroundView, locale: str, max_how
         out.append(
             actions(
                 f"wk:{w.index}",
-                button("Worked", f"{VOTE_UP}:{w.index}", value, "primary"),
-                button("Didn't work", f"{VOTE_DOWN}:{w.index}", value),
+                button(t("worked", locale), f"{VOTE_UP}:{w.index}", value, "primary"),
+                button(t("did_not_work", locale), f"{VOTE_DOWN}:{w.index}", value),
             )
         )
     return out
 
 
-def _dead_ends(view: MatchView, limit: int) -> list[Block]:
+def _dead_ends(view: MatchView, limit: int, locale: str) -> list[Block]:
     ends = view.record.dead_ends[:limit]
     if not ends:
         return []
     lines = [
-        f"• ~{escape(cut(d.action, 300))}~ {escape(cut(d.why_fails, 400))} ({pct(d.fail_rate)} failed)" for d in ends
+        t(
+            "dead_end",
+            locale,
+            action=escape(cut(d.action, 300)),
+            why=escape(cut(d.why_fails, 400)),
+            pct=pct(d.fail_rate),
+        )
+        for d in ends
     ]
-    return [section("*Don't bother:*\n" + "\n".join(lines))]
+    return [section(t("dead_ends", locale) + "\n" + "\n".join(lines))]
 
 
 def _answer(
@@ -210,30 +206,33 @@ def _answer(
 ) -> list[Block]:
     r = view.record
     title = escape(cut(signature_of(view, locale), 800))
-    blocks = [section(f"*{title}*\n{how_sure(view.score, sure)} · `{escape(r.id)}`")]
+    blocks = [section(f"*{title}*\n{how_sure(view.score, sure, locale)} · `{escape(r.id)}`")]
     cause = root_cause_of(view, locale)
     if cause:
-        blocks.append(section(f"*Why:* {escape(cut(cause, 1200))}"))
+        blocks.append(section(t("why", locale, cause=escape(cut(cause, 1200)))))
     if view.workarounds:
-        blocks.append(section("*Fixes, best first:*"))
+        blocks.append(section(t("fixes", locale)))
     for n, w in enumerate(view.workarounds[:max_fixes], 1):
         blocks += _workaround(view, n, w, locale, max_how, buttons)
-    blocks += _dead_ends(view, max_dead)
+    blocks += _dead_ends(view, max_dead, locale)
     more = len(view.workarounds) - max_fixes
+    command = f"`/errfix {escape(r.id)}`"
     foot = [
-        link(r.official_doc_url, "Official docs"),
-        f"{more} more fix{'es' if more > 1 else ''} and the full record: `/errfix {escape(r.id)}`"
+        link(r.official_doc_url, t("docs", locale)),
+        t("more_fixes" if more > 1 else "more_fix", locale, n=more, command=command)
         if more > 0
-        else f"Full record: `/errfix {escape(r.id)}`",
+        else t("full_record", locale, command=command),
     ]
-    blocks.append(context(" · ".join(t for t in foot if t)))
+    blocks.append(context(" · ".join(part for part in foot if part)))
     if others:
-        also = ", ".join(f"`{escape(o.id)}` {escape(cut(o.record.signature, 80))} ({pct(o.score)})" for o in others[:3])
-        blocks.append(context(f"Also possible: {also}"))
+        also = ", ".join(
+            f"`{escape(o.id)}` {escape(cut(signature_of(o, locale), 80))} ({pct(o.score)})" for o in others[:3]
+        )
+        blocks.append(context(t("also_possible", locale, items=also)))
     if note:
         blocks.append(context(escape(note)))
     if buttons:
-        blocks.append(actions("answer", button("Not this error", NOT_THIS, {"r": r.id}, "danger")))
+        blocks.append(actions("answer", button(t("not_this", locale), NOT_THIS, {"r": r.id}, "danger")))
     return blocks
 
 
@@ -254,53 +253,59 @@ def answer_blocks(
 def answer_fallback(view: MatchView, *, sure: bool, locale: str = "en") -> str:
     """The `text` fallback (notifications, screen readers) for an answer."""
     top = view.workarounds[0] if view.workarounds else None
-    fix = f" Top fix: {cut(action_of(view, top, locale), 300)}" if top else ""
-    return cut(escape(f"{signature_of(view, locale)} ({how_sure(view.score, sure)}).{fix}"), MAX_FALLBACK)
+    fix = t("answer_fallback_fix", locale, fix=cut(action_of(view, top, locale), 300)) if top else ""
+    how = how_sure(view.score, sure, locale)
+    return cut(escape(t("answer_fallback", locale, signature=signature_of(view, locale), how=how) + fix), MAX_FALLBACK)
 
 
-def rejected_blocks(view: MatchView, user_id: str) -> list[Block]:
+def rejected_blocks(view: MatchView, user_id: str, locale: str = "en") -> list[Block]:
     """The answer after someone said "Not this error"."""
     return [
-        section(f"~{escape(cut(view.record.signature, 800))}~"),
-        context(
-            f"<@{user_id}> marked this as *not this error*; "
-            f"errfix will rank `{escape(view.id)}` lower for pastes like it. "
-            "Know the right one? Find it with `/errfix some words` and press *This one*."
-        ),
+        section(f"~{escape(cut(signature_of(view, locale), 800))}~"),
+        context(t("rejected", locale, user=f"<@{user_id}>", id=f"`{escape(view.id)}`")),
     ]
 
 
-def no_match_blocks() -> list[Block]:
-    return [
-        section(
-            "I don't know this error yet. Try `/errfix` with a few words from it to search; "
-            "if you find the fix, it can become a record."
-        )
-    ]
+def rejected_fallback(view: MatchView, locale: str = "en") -> str:
+    return t("rejected_fallback", locale, id=escape(view.id))
+
+
+def no_match_blocks(locale: str = "en") -> list[Block]:
+    return [section(t("no_match", locale))]
+
+
+def no_match_fallback(locale: str = "en") -> str:
+    return t("no_match_fallback", locale)
 
 
 # ---- /errfix ----------------------------------------------------------------------------------
 
 
-def usage_blocks() -> list[Block]:
-    return [section(USAGE)]
+def usage(locale: str = "en") -> str:
+    """The help text (`/errfix help`, a DM that is no error, the App Home)."""
+    return t("usage", locale)
+
+
+def usage_blocks(locale: str = "en") -> list[Block]:
+    return [section(usage(locale))]
 
 
 def _record(view: MatchView, locale: str, max_how: int, share: bool) -> list[Block]:
     r = view.record
-    blocks = [header(signature_of(view, locale)), context(f"`{escape(r.id)}` · {escape(r.domain or 'no domain')}")]
+    domain = escape(r.domain or t("no_domain", locale))
+    blocks = [header(signature_of(view, locale)), context(f"`{escape(r.id)}` · {domain}")]
     cause = root_cause_of(view, locale)
     if cause:
-        blocks.append(section(f"*Why:* {escape(cause)}"))
+        blocks.append(section(t("why", locale, cause=escape(cause))))
     if view.workarounds:
-        blocks.append(section("*Fixes, best first:*"))
+        blocks.append(section(t("fixes", locale)))
     for n, w in enumerate(view.workarounds[:20], 1):
         blocks += _workaround(view, n, w, locale, max_how, buttons=False)
-    blocks += _dead_ends(view, 10)
-    if docs := link(r.official_doc_url, "Official docs"):
+    blocks += _dead_ends(view, 10, locale)
+    if docs := link(r.official_doc_url, t("docs", locale)):
         blocks.append(context(docs))
     if share:
-        blocks.append(actions("share", button("Share in channel", SHARE, {"id": r.id})))
+        blocks.append(actions("share", button(t("share", locale), SHARE, lang_value({"id": r.id}, locale))))
     return blocks
 
 
@@ -314,83 +319,143 @@ def record_fallback(view: MatchView, locale: str = "en") -> str:
     return cut(escape(f"{view.id}: {signature_of(view, locale)}"), MAX_FALLBACK)
 
 
+def lang_value(value: dict[str, Any], locale: str) -> dict[str, Any]:
+    """A button value that carries the language when it is not English, so whatever the button
+    posts (Share in channel) is in the language of the message it was pressed on."""
+    return {**value, "lang": "zh"} if is_zh(locale) else value
+
+
+def _score_label(m: MatchView, weak_below: float, locale: str) -> str:
+    return t("result_weak" if m.score < weak_below else "result_score", locale, pct=pct(m.score))
+
+
 def _search(
-    query: str, results: Sequence[MatchView], learn_line: str | None, share: bool, max_results: int, max_line: int
+    query: str,
+    results: Sequence[MatchView],
+    learn_line: str | None,
+    share: bool,
+    locale: str,
+    weak_below: float,
+    max_results: int,
+    max_line: int,
 ) -> list[Block]:
-    blocks = [section(f"*Results for “{escape(cut(query, 200))}”:*")]
+    shown = escape(cut(query, 200))
+    sure = results[0].score >= weak_below
+    blocks = [section(t("results_for" if sure else "results_unsure", locale, query=shown))]
     line = cut(learn_line, max_line) if learn_line else None
     for i, m in enumerate(results[:max_results]):
         top = m.workarounds[0] if m.workarounds else None
-        fix = f"\nTop fix: {escape(cut(top.action, 300))} ({pct(top.success_rate)})" if top else ""
-        item = section(f"`{escape(m.id)}` ({pct(m.score)})\n{escape(cut(m.record.signature, 300))}{fix}")
+        fix = (
+            "\n" + t("top_fix", locale, fix=escape(cut(action_of(m, top, locale), 300)), pct=pct(top.success_rate))
+            if top
+            else ""
+        )
+        signature = escape(cut(signature_of(m, locale), 300))
+        item = section(f"`{escape(m.id)}` ({_score_label(m, weak_below, locale)})\n{signature}{fix}")
         if line:
-            item["accessory"] = button("This one", f"{THIS_ONE}:{i}", {"r": m.id, "l": line})
+            item["accessory"] = button(t("this_one", locale), f"{THIS_ONE}:{i}", {"r": m.id, "l": line})
         blocks.append(item)
     if line:
-        blocks.append(context(f"*This one* teaches errfix that “{escape(cut(line, 200))}” is that error."))
-    blocks.append(context("Details of one: `/errfix ID`"))
+        blocks.append(context(t("this_one_hint", locale, line=escape(cut(line, 200)))))
+    blocks.append(context(t("details", locale)))
     if share:
-        blocks.append(actions("share", button("Share in channel", SHARE, {"q": cut(query, 500)})))
+        value = lang_value({"q": cut(query, 500)}, locale)
+        blocks.append(actions("share", button(t("share", locale), SHARE, value)))
     return blocks
 
 
 def search_blocks(
-    query: str, results: Sequence[MatchView], *, learn_line: str | None = None, share: bool = True
+    query: str,
+    results: Sequence[MatchView],
+    *,
+    learn_line: str | None = None,
+    share: bool = True,
+    locale: str = "en",
+    weak_below: float = 0.0,
 ) -> list[Block]:
-    """Search results; "This one" buttons teach errfix that `learn_line` means the picked record."""
+    """Search results, best first; those scored under `weak_below` are labelled weak (and when the
+    first is, the heading says errfix is not sure). "This one" buttons teach errfix that
+    `learn_line` means the picked record."""
     if not results:
-        return [section(f"Nothing found for “{escape(cut(query, 200))}”."), *usage_blocks()]
+        return [section(t("nothing_found", locale, query=escape(cut(query, 200)))), *usage_blocks(locale)]
     budgets = [(10, 400), (5, 400), (5, 150), (3, 100), (1, 60)]
-    return smallest_fit([partial(_search, query, results, learn_line, share, n, w) for n, w in budgets])
+    return smallest_fit(
+        [partial(_search, query, results, learn_line, share, locale, weak_below, n, w) for n, w in budgets]
+    )
 
 
-def search_fallback(query: str, results: Sequence[MatchView]) -> str:
+def search_fallback(query: str, results: Sequence[MatchView], locale: str = "en", weak_below: float = 0.0) -> str:
     """The `text` fallback for search results: the ids found."""
+    shown = cut(query, 200)
     if not results:
-        return escape(f"Nothing found for “{cut(query, 200)}”.")
-    return cut(escape(f"Results for “{cut(query, 200)}”: " + ", ".join(m.id for m in results)), MAX_FALLBACK)
+        return escape(t("nothing_found", locale, query=shown))
+    key = "results_for_fallback" if results[0].score >= weak_below else "results_unsure_fallback"
+    return cut(escape(t(key, locale, query=shown, ids=", ".join(m.id for m in results))), MAX_FALLBACK)
 
 
-def stats_blocks(stats: dict[str, Any]) -> list[Block]:
-    domains = ", ".join(f"{escape(d or '(none)')} {n}" for d, n in list(stats.get("by_domain", {}).items())[:15])
-    return [
-        section(
-            f"*errfix for this team*\n"
-            f"Known errors: {stats.get('records', 0)} ({domains})\n"
-            f"Votes: :+1: {stats.get('votes_up', 0)} · :-1: {stats.get('votes_down', 0)}\n"
-            f"Answers given: {stats.get('replies', 0)} · learned aliases: {stats.get('learned_aliases', 0)}\n"
-            f"This week: {stats.get('pastes_week', 0)} pastes, {stats.get('answered_week', 0)} answered, "
-            f"{stats.get('unmatched_week', 0)} matched nothing"
-        )
+def unsure_words_blocks(query: str, results: Sequence[MatchView], locale: str = "en") -> list[Block]:
+    """The answer to words that name no error errfix is sure of (`@errfix kernel keeps dying`, a
+    DM): "not sure" and the closest records, never one of them presented as the answer."""
+    rows = [
+        f"• `{escape(m.id)}` {escape(cut(signature_of(m, locale), 200))} ({t('result_weak', locale, pct=pct(m.score))})"
+        for m in results[:3]
     ]
+    return [
+        section(t("unsure_words", locale, query=escape(cut(query, 200))) + "\n" + "\n".join(rows)),
+        context(t("unsure_words_hint", locale)),
+    ]
+
+
+def unsure_words_fallback(results: Sequence[MatchView], locale: str = "en") -> str:
+    return cut(escape(t("unsure_words_fallback", locale, ids=", ".join(m.id for m in results[:3]))), MAX_FALLBACK)
+
+
+def stats_blocks(stats: dict[str, Any], locale: str = "en") -> list[Block]:
+    none = t("none", locale)
+    domains = ", ".join(f"{escape(d or none)} {n}" for d, n in list(stats.get("by_domain", {}).items())[:15])
+    counts = {
+        "records": stats.get("records", 0),
+        "up": stats.get("votes_up", 0),
+        "down": stats.get("votes_down", 0),
+        "replies": stats.get("replies", 0),
+        "aliases": stats.get("learned_aliases", 0),
+        "pastes": stats.get("pastes_week", 0),
+        "answered": stats.get("answered_week", 0),
+        "unmatched": stats.get("unmatched_week", 0),
+    }
+    return [section(t("stats", locale, domains=domains, **counts))]
+
+
+def stats_fallback(locale: str = "en") -> str:
+    return t("stats_fallback", locale)
 
 
 # ---- App Home ---------------------------------------------------------------------------------
 
 
-def home_blocks(summary: HomeSummary) -> list[Block]:
-    blocks: list[Block] = [header("errfix"), section(USAGE)]
-    blocks.append(header("Most frequent errors this week"))
+def home_blocks(summary: HomeSummary, locale: str = "en") -> list[Block]:
+    blocks: list[Block] = [header("errfix"), section(usage(locale))]
+    blocks.append(header(t("home_top_errors", locale)))
     if summary.top_errors:
         rows = [f"• *{n}×* `{escape(rid)}` {escape(cut(sig, 150))}" for rid, sig, n in summary.top_errors]
         blocks.append(section("\n".join(rows)))
     else:
-        blocks.append(context("No matched pastes this week."))
-    blocks.append(header("Fixes that worked most this week"))
+        blocks.append(context(t("home_no_errors", locale)))
+    blocks.append(header(t("home_top_fixes", locale)))
     if summary.top_fixes:
         rows = [f"• :+1: {up} `{escape(rid)}`: {escape(cut(action, 200))}" for rid, action, up in summary.top_fixes]
         blocks.append(section("\n".join(rows)))
     else:
-        blocks.append(context("No fixes voted up this week: press *Worked* on an answer."))
-    blocks.append(header("Recent pastes that matched nothing"))
+        blocks.append(context(t("home_no_fixes", locale)))
+    blocks.append(header(t("home_unmatched", locale)))
     if summary.unmatched:
         rows = [f"• `{escape(cut(line, 200))}` ({when[:10]})" for line, when in summary.unmatched]
         blocks.append(section("\n".join(rows)))
-        blocks.append(context("Candidates for new records."))
+        blocks.append(context(t("home_candidates", locale)))
     else:
-        blocks.append(context("Nothing unmatched recently."))
+        blocks.append(context(t("home_nothing_unmatched", locale)))
     return smallest_fit([lambda: blocks], MAX_HOME_BLOCKS)
 
 
-def home_view(summary: HomeSummary) -> dict[str, Any]:
-    return {"type": "home", "blocks": home_blocks(summary)}
+def home_view(summary: HomeSummary, locale: str = "en") -> dict[str, Any]:
+    return {"type": "home", "blocks": home_blocks(summary, locale)}

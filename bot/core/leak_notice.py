@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.core.messages import t
 
-def secret_notice(kinds: Sequence[str]) -> str:
+
+def secret_notice(kinds: Sequence[str], lang: str = "en") -> str:
     """What to tell the author, privately: the kinds found and what they may want to do."""
     named = ", ".join(f"`{kind}`" for kind in kinds)
-    noun = "secret" if len(kinds) == 1 else "secrets"
-    return (
-        f":warning: Your message looks like it contains a {noun} ({named}). Only you can see this note. "
-        "errfix keeps it redacted, but the message itself is still in Slack: you may want to rotate the "
-        "credential and delete the message."
-    )
+    return t("secret_one" if len(kinds) == 1 else "secret_many", lang, kinds=named)

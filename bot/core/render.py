@@ -5,45 +5,46 @@ from __future__ import annotations
 
 import textwrap
 
+from bot.core.messages import t
 from bot.core.views import Diagnosis, MatchView
 
 
-def confidence_label(score: float, sure: bool) -> str:
-    pct = round(score * 100)
-    return f"{pct}% match" if sure else f"{pct}% match, unsure"
+def _pct(x: float) -> str:
+    return f"{round(x * 100)}%"
 
 
-def match_text(m: MatchView, sure: bool = True, max_how: int = 400) -> str:
+def confidence_label(score: float, sure: bool, lang: str = "en") -> str:
+    return t("match" if sure else "match_unsure_short", lang, pct=_pct(score))
+
+
+def match_text(m: MatchView, sure: bool = True, max_how: int = 400, lang: str = "en") -> str:
     r = m.record
-    out = [f"{r.signature}  [{r.id}]  ({confidence_label(m.score, sure)})"]
+    out = [f"{r.signature}  [{r.id}]  ({confidence_label(m.score, sure, lang)})"]
     if r.root_cause:
-        out.append(textwrap.fill(f"Why: {r.root_cause}", 100, subsequent_indent="     "))
+        out.append(textwrap.fill(t("cli_why", lang, cause=r.root_cause), 100, subsequent_indent="     "))
     if m.workarounds:
-        out.append("Fixes, best first:")
+        out.append(t("cli_fixes", lang))
         for n, w in enumerate(m.workarounds, 1):
-            votes = f", team +{w.votes_up}/-{w.votes_down}" if (w.votes_up or w.votes_down) else ""
-            out.append(f"  {n}. {w.action}  ({round(w.success_rate * 100)}% worked{votes})")
+            votes = t("cli_team_votes", lang, up=w.votes_up, down=w.votes_down) if (w.votes_up or w.votes_down) else ""
+            out.append(f"  {n}. {w.action}  {t('cli_worked', lang, pct=_pct(w.success_rate), votes=votes)}")
             if w.how and w.how.strip() != w.action.strip():
                 how = w.how if len(w.how) <= max_how else w.how[: max_how - 1] + "…"
                 out.append(textwrap.indent(how, "       "))
     if r.dead_ends:
-        out.append("Don't bother:")
+        out.append(t("cli_dead_ends", lang))
         for d in r.dead_ends:
-            out.append(f"  ✗ {d.action}: {d.why_fails} ({round(d.fail_rate * 100)}% failed)")
+            out.append(t("cli_dead_end", lang, action=d.action, why=d.why_fails, pct=_pct(d.fail_rate)))
     if r.official_doc_url:
-        out.append(f"Docs: {r.official_doc_url}")
+        out.append(t("cli_docs", lang, url=r.official_doc_url))
     return "\n".join(out)
 
 
-def diagnosis_text(d: Diagnosis) -> str:
+def diagnosis_text(d: Diagnosis, lang: str = "en") -> str:
     if not d.matches:
-        return "No known error recognised." if d.is_error else "No error found in the text."
-    head = (
-        "errfix would answer this in a channel:" if d.reply else "Not sure enough to answer unprompted; best guesses:"
-    )
-    parts = [head, ""]
+        return t("cli_no_known_error" if d.is_error else "cli_no_error", lang)
+    parts = [t("cli_would_answer" if d.reply else "cli_best_guesses", lang), ""]
     for i, m in enumerate(d.matches):
-        parts.append(match_text(m, sure=d.reply and i == 0))
+        parts.append(match_text(m, sure=d.reply and i == 0, lang=lang))
         parts.append("")
     return "\n".join(parts).rstrip()
 
@@ -65,11 +66,12 @@ def explain_text(d: Diagnosis) -> str:
     return "\n".join(out)
 
 
-def search_text(words: str, results: list[MatchView]) -> str:
-    """`errfix search`: one line per result, best first."""
+def search_text(words: str, results: list[MatchView], lang: str = "en", weak_below: float = 0.0) -> str:
+    """`errfix search`: one line per result, best first; those under `weak_below` marked weak."""
     if not results:
-        return f"Nothing found for “{words}”."
-    lines = [f"Results for “{words}”:"]
+        return t("cli_nothing_found", lang, query=words)
+    lines = [t("cli_results_for", lang, query=words)]
     for m in results:
-        lines.append(f"  {m.score:.2f}  {m.id}: {m.record.signature[:120]}")
+        weak = f" ({t('cli_weak', lang)})" if m.score < weak_below else ""
+        lines.append(f"  {m.score:.2f}  {m.id}: {m.record.signature[:120]}{weak}")
     return "\n".join(lines)

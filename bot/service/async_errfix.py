@@ -76,6 +76,11 @@ class AsyncErrfix:
         assert self._svc is not None
         return self._svc.reply_threshold
 
+    @property
+    def search_threshold(self) -> float:
+        assert self._svc is not None
+        return self._svc.search_threshold
+
     async def _run(self, fn: Callable[[Errfix], T]) -> T:
         svc = self._svc
         if svc is None:

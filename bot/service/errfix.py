@@ -20,7 +20,7 @@ import gc
 import html
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -49,6 +49,7 @@ from bot.store.upstream import Fetched, SyncReport, SyncState, Upstreams
 
 __all__ = [
     "REPLY_THRESHOLD",
+    "SEARCH_THRESHOLD",
     "UNSURE_FLOOR",
     "Diagnosis",
     "Entry",
@@ -67,11 +68,16 @@ __all__ = [
     "Vote",
     "WeekCounts",
     "WeekSummary",
+    "search_is_sure",
 ]
 
 SMALL_START = 5_000  # records above which a start without a cached index answers from the seeds first
 REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when more likely right than not
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
+# a search result scored under this is labelled weak, and words (a mention or DM with no paste)
+# whose best result is under it get "not sure" instead of an answer (the score is keyword and
+# fuzzy averaged: the best keyword hit alone is 0.45, so the matcher must give it 0.4 too)
+SEARCH_THRESHOLD = 0.65
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,12 @@ class ImportReport:
 
     def line(self) -> str:
         return f"imported {self.loaded} record(s): {self.summary.line()}"
+
+
+def search_is_sure(results: Sequence[MatchView], threshold: float = SEARCH_THRESHOLD) -> bool:
+    """The best search result is good enough to be given as the answer to words (a mention or a
+    DM with no paste); below, errfix says it is not sure and lists the closest ones."""
+    return bool(results) and results[0].score >= threshold
 
 
 def query_words(words: str) -> str:
@@ -120,6 +132,7 @@ class Errfix:
         self.privacy = Privacy(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
+        self.search_threshold = SEARCH_THRESHOLD
         self.background_reindex = background_reindex and store.path != ":memory:"
         self.observer: Observer = observer or Quiet()
         self._matcher: Matcher | None = None

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.messages import Note, language, notes_text
 from bot.core.views import Diagnosis
 from bot.service.errfix import Reply
 from bot.slack.deps import Deps, answer_key
@@ -48,22 +50,24 @@ async def post_answer(
     event: dict[str, Any],
     diagnosis: Diagnosis,
     sure: bool,
-    note: str = "",
+    notes: Sequence[Note] = (),
 ) -> str | None:
     """Answer in the message's thread and remember the reply (votes find the record through it)."""
     channel, ts = str(event["channel"]), str(event["ts"])
     thread_ts = str(event.get("thread_ts") or ts)
     key = answer_key(channel, ts)  # in the post's metadata: a replay finds it (bot/slack/jobs.py)
+    user_locale = (await deps.users.get(client, str(event.get("user") or ""))).locale
+    locale = language(user_locale, diagnosis.extracted.text)  # a Chinese paste is answered in Chinese
+    note = notes_text(notes, locale)
     if not diagnosis.matches:
         return await deps.outbox.post(
             client,
             channel=channel,
             thread_ts=thread_ts,
             key=key,
-            text="I don't know this error yet.",
-            blocks=kit.no_match_blocks(),
+            text=kit.no_match_fallback(locale),
+            blocks=kit.no_match_blocks(locale),
         )
-    locale = (await deps.users.get(client, str(event.get("user") or ""))).locale
     top, others = diagnosis.matches[0], ([] if sure else diagnosis.matches[1:])
     shown = tuple((o.id, o.score) for o in others)
     reply_ts = await deps.outbox.post(
@@ -105,7 +109,8 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
             return
         view = dataclasses.replace(view, score=reply.score)
         if reply.rejected_by:
-            text, blocks = f"Not this error: {kit.escape(view.id)}", kit.rejected_blocks(view, reply.rejected_by)
+            text = kit.rejected_fallback(view, reply.locale)
+            blocks = kit.rejected_blocks(view, reply.rejected_by, reply.locale)
         else:  # the same answer as posted (sure or not, others shown, note), with today's counts
             sure = reply.sure if reply.sure is not None else view.score >= deps.errfix.reply_threshold
             others = []

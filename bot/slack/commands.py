@@ -10,6 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.extract import extract
+from bot.core.messages import language, t
 from bot.slack.deps import Deps, Listener
 from bot.slack.feedback import value_of
 
@@ -33,8 +34,10 @@ def on_errfix(deps: Deps) -> Listener:
         text = str(command.get("text") or "").strip()
         user = str(command.get("user_id") or "")
         word = text.lower()
+        locale = language((await deps.users.get(client, user)).locale, text)
         if word in HELP_WORDS:
-            await respond(response_type="ephemeral", text=kit.escape(kit.USAGE), blocks=kit.usage_blocks())
+            usage = kit.usage(locale)
+            await respond(response_type="ephemeral", text=kit.escape(usage), blocks=kit.usage_blocks(locale))
             return
         if word == "stats":
             stats, week = await deps.errfix.stats(), await deps.errfix.week()
@@ -44,9 +47,10 @@ def on_errfix(deps: Deps) -> Listener:
                 "answered_week": week.answered,
                 "unmatched_week": week.unmatched,
             }
-            await respond(response_type="ephemeral", text="errfix stats", blocks=kit.stats_blocks(counts))
+            await respond(
+                response_type="ephemeral", text=kit.stats_fallback(locale), blocks=kit.stats_blocks(counts, locale)
+            )
             return
-        locale = (await deps.users.get(client, user)).locale
         view = await deps.errfix.view(text) if len(text.split()) == 1 else None
         if view is not None:
             await respond(
@@ -57,10 +61,11 @@ def on_errfix(deps: Deps) -> Listener:
             return
         results = await deps.errfix.search(text)
         learn = await _learn_line(deps, text, user) if results else None
+        weak = deps.errfix.search_threshold
         await respond(
             response_type="ephemeral",
-            text=kit.search_fallback(text, results),
-            blocks=kit.search_blocks(text, results, learn_line=learn),
+            text=kit.search_fallback(text, results, locale, weak),
+            blocks=kit.search_blocks(text, results, learn_line=learn, locale=locale, weak_below=weak),
         )
 
     return handle_errfix
@@ -72,17 +77,20 @@ def on_share(deps: Deps) -> Listener:
         await ack()
         data = value_of(action)
         user = str((body.get("user") or {}).get("id") or "")
+        locale = data.get("lang", "en")  # the language of the message the button was on
         if "id" in data:
             view = await deps.errfix.view(data["id"])
             if view is None:
                 return
-            text, blocks = kit.record_fallback(view), kit.record_blocks(view, share=False)
+            text, blocks = kit.record_fallback(view, locale), kit.record_blocks(view, locale=locale, share=False)
         elif "q" in data:
-            results = await deps.errfix.search(data["q"])
-            text, blocks = kit.search_fallback(data["q"], results), kit.search_blocks(data["q"], results, share=False)
+            query, weak = data["q"], deps.errfix.search_threshold
+            results = await deps.errfix.search(query)
+            text = kit.search_fallback(query, results, locale, weak)
+            blocks = kit.search_blocks(query, results, share=False, locale=locale, weak_below=weak)
         else:
             return
-        blocks = [*blocks[: kit.MAX_BLOCKS - 1], kit.context(f"Shared by <@{user}> from `/errfix`")]
+        blocks = [*blocks[: kit.MAX_BLOCKS - 1], kit.context(t("shared_by", locale, user=f"<@{user}>"))]
         channel = str((body.get("channel") or {}).get("id") or "")
         await deps.outbox.pacer.wait(channel)  # a post in the channel like any other
         await respond(response_type="in_channel", replace_original=False, text=text, blocks=blocks)

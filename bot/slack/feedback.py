@@ -17,6 +17,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.messages import language, t
 from bot.errors import NotFound
 from bot.slack.answers import refresh_reply, reply_key
 from bot.slack.deps import Deps, Listener
@@ -103,11 +104,13 @@ def on_not_this(deps: Deps) -> Listener:
             return
         await refresh_reply(deps, client, channel, ts)
         others = [m for m in await deps.errfix.search(line) if m.id != reply.record_id]
+        locale = reply.locale  # the answer's language (the asker's, or the paste's)
+        weak = deps.errfix.search_threshold
         await respond(
             response_type="ephemeral",
             replace_original=False,
-            text="Thanks, noted. Was it one of these?",
-            blocks=kit.search_blocks(line, others, learn_line=line, share=False),
+            text=t("not_this_thanks", locale),
+            blocks=kit.search_blocks(line, others, learn_line=line, share=False, locale=locale, weak_below=weak),
         )
 
     return handle_not_this
@@ -115,19 +118,24 @@ def on_not_this(deps: Deps) -> Listener:
 
 def on_this_one(deps: Deps) -> Listener:
     async def handle_this_one(
-        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
+        ack: AsyncAck,
+        body: dict[str, Any],
+        action: dict[str, Any],
+        respond: AsyncRespond,
+        client: AsyncWebClient,
+        context: AsyncBoltContext,
     ) -> None:
         """The user picked the right record for a paste: its error line becomes an alias of it."""
         await ack()  # kept as owed work before this ran (Dedupe); learning an alias twice is once
         data = value_of(action)
         record_id, line = data.get("r", ""), data.get("l", "")
         added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
-        said = "Learned" if added else "Already known"
+        locale = language((await deps.users.get(client, str(body["user"]["id"]))).locale, line)
         shown = kit.escape(kit.cut(line, 200))
         await respond(
             response_type="ephemeral",
             replace_original=False,
-            text=f"{said}: “{shown}” is `{kit.escape(record_id)}`; the same paste matches it now.",
+            text=t("learned" if added else "already_known", locale, line=shown, id=f"`{kit.escape(record_id)}`"),
         )
 
     return handle_this_one

@@ -8,6 +8,7 @@ channels by the time they run.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -15,11 +16,13 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.messages import language, t
 from bot.slack import commands, feedback
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
 from bot.slack.secret_notice import warn_of_secrets
+from bot.slack.words import answer_words
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
 DIRECT = frozenset({"im", "mpim"})
@@ -47,9 +50,16 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
     kind = event.get("channel_type")
     direct = kind in DIRECT  # a group DM's errors are answered like a DM's
     chatter = not diagnosis.is_error and not diagnosis.matches
+    if kind == "im" and not diagnosis.is_error:  # words, not a paste: the search /errfix runs, once per message
+        claim = partial(claim_answer, deps, channel, ts)
+        if await answer_words(deps, client, event, paste.text, diagnosis, paste.notes, claim=claim):
+            author = str(event.get("user") or "")  # kept with the paste so `errfix forget-user` finds it
+            await deps.errfix.log_paste(channel, ts, diagnosis, replied=True, channel_type="im", user_id=author)
+            return
     if chatter and kind == "im" and usage:
+        locale = language((await deps.users.get(client, str(event.get("user") or ""))).locale, paste.text)
         await deps.outbox.post(
-            client, channel=channel, text="Paste an error and I'll look it up.", blocks=kit.usage_blocks()
+            client, channel=channel, text=t("dm_usage_fallback", locale), blocks=kit.usage_blocks(locale)
         )
         return
     if chatter and kind in DIRECT:  # in a group DM people talk to each other, not to errfix
@@ -61,7 +71,7 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         channel, ts, diagnosis, replied=bool(answer), channel_type=str(kind or ""), user_id=author
     )
     if answer:
-        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
 
 
 def on_mention(deps: Deps) -> Listener:
@@ -88,7 +98,10 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     await deps.errfix.log_paste(
         str(event["channel"]), str(event["ts"]), diagnosis, replied=True, channel_type=kind, user_id=author
     )
-    await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, note=paste.note)
+    words = _MENTION.sub(" ", paste.text)
+    if not diagnosis.is_error and await answer_words(deps, client, event, words, diagnosis, paste.notes):
+        return  # words, not a paste: the search /errfix runs, "not sure" when it is
+    await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
 
 
 async def answer_edit(deps: Deps, client: AsyncWebClient, edit: dict[str, Any], mention: str) -> None:
@@ -114,7 +127,9 @@ def on_home(deps: Deps) -> Listener:
             return
         week = await deps.errfix.home()
         summary = kit.HomeSummary(week.top_errors, week.top_fixes, week.unmatched)
-        await client.views_publish(user_id=str(event["user"]), view=kit.home_view(summary))
+        user = str(event["user"])
+        locale = (await deps.users.get(client, user)).locale
+        await client.views_publish(user_id=user, view=kit.home_view(summary, locale))
 
     return handle_home
 

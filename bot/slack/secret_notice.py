@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.leak_notice import secret_notice
+from bot.core.messages import language
 from bot.core.redact import redact
 from bot.slack.deps import Deps
 
@@ -30,8 +31,9 @@ async def warn_of_secrets(deps: Deps, client: AsyncWebClient, event: dict[str, A
     if not await deps.errfix.first_seen([f"secret-notice:{channel}:{ts}"]):
         return False
     fields: dict[str, Any] = {"thread_ts": event["thread_ts"]} if event.get("thread_ts") else {}
+    locale = language((await deps.users.get(client, user)).locale, text)
     try:
-        await client.chat_postEphemeral(channel=channel, user=user, text=secret_notice(kinds), **fields)
+        await client.chat_postEphemeral(channel=channel, user=user, text=secret_notice(kinds, locale), **fields)
     except SlackApiError as error:
         code = error.response.get("error") if error.response is not None else None
         deps.logger.warning("errfix: could not tell %s of a secret in their message (%s)", user, code)

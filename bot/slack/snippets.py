@@ -22,6 +22,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.messages import Note, t
+
 MAX_BYTES = 1_000_000
 TAIL_SHARE = 0.75  # of a file read in part, the share taken from its end
 HARD_CAP = 32_000_000  # a server that ignores Range: read no further than this
@@ -33,7 +35,7 @@ TEXT_FILETYPES = frozenset(
 )
 TEXT_SUFFIXES = (".txt", ".log", ".out", ".err", ".py", ".trace", ".tb", ".json", ".yaml", ".yml", ".md", ".csv")
 TEXT_MIMETYPES = ("text/", "application/json", "application/x-yaml", "application/x-sh", "application/xml")
-PREVIEW_NOTE = "Read from the snippet's preview (its first lines); paste the end of the log if I missed the error."
+PREVIEW_NOTE = t("note_preview", "en")
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Paste:
     when some of it could not be read in full."""
 
     text: str
-    note: str = ""
+    notes: tuple[Note, ...] = ()
 
 
 def text_like(file: dict[str, Any]) -> bool:
@@ -104,7 +106,7 @@ class FileReader:
     async def paste(self, client: AsyncWebClient, event: dict[str, Any]) -> Paste:
         """The message's text followed by each file's text (whole, in part, or its preview)."""
         parts = [str(event.get("text") or "")]
-        notes: list[str] = []
+        notes: list[Note] = []
         for file in event.get("files") or []:
             if not isinstance(file, dict):
                 continue
@@ -113,17 +115,20 @@ class FileReader:
                 text, partial, info = read
                 parts.append(text)
                 if partial:
-                    name = str(info.get("name") or info.get("title") or "the file")
+                    name = str(info.get("name") or info.get("title") or "")
+                    size = _size(info.get("size"))
                     notes.append(
-                        f"{name} is {_size(info.get('size'))}: I read its first and last part only, not the middle."
+                        Note("note_partial", (("name", name), ("size", size)))
+                        if name
+                        else Note("note_partial_unnamed", (("size", size),))
                     )
                 continue
             shown = file.get("plain_text") or file.get("preview") or ""
             if shown and (text_like(file) or file.get("plain_text")):
                 parts.append(str(shown))
                 if not file.get("plain_text") and file.get("preview_is_truncated"):
-                    notes.append(PREVIEW_NOTE)
-        return Paste("\n".join(p for p in parts if p), " ".join(dict.fromkeys(notes)))
+                    notes.append(Note("note_preview"))
+        return Paste("\n".join(p for p in parts if p), tuple(notes))
 
     async def read(self, client: AsyncWebClient, file: dict[str, Any]) -> tuple[str, bool, dict[str, Any]] | None:
         """(text, read only in part, files.info's file) of a text file; None if it is not text

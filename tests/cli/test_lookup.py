@@ -102,6 +102,15 @@ def test_search_json(cli: Cli, seeded_db: Path) -> None:
     assert result["matches"][0]["id"] == SEED_ID
     for m in result["matches"]:
         assert 0.0 <= m["score"] <= 1.0
+    assert result["sure"] is False  # "loss nan" finds the record, but not surely enough to be the answer
+
+
+def test_search_says_which_results_are_weak_in_the_words_language(cli: Cli, seeded_db: Path) -> None:
+    sure = cli("search", "DataFrame", "object", "has", "no", "attribute", "append", "--db", seeded_db).out
+    first, second = sure.splitlines()[1:3]
+    assert "pandas/dataframe-append-removed" in first and "(weak)" not in first and second.endswith("(weak)")
+    zh = cli("search", "训练时损失变成", "nan", "--db", seeded_db).out
+    assert zh.startswith("“训练时损失变成 nan”的搜索结果：") and "(弱匹配)" in zh
 
 
 def test_corpus_db_answers_a_batch(cli: Cli, corpus_db: Path, corpus_records: list[dict[str, Any]]) -> None:

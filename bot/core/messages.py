@@ -1,0 +1,281 @@
+"""Every string errfix shows people, in English and Chinese, in one table (pure).
+
+Answers, buttons, `/errfix` results and help, notices, feedback and the App Home all take their
+words from `MESSAGES` through `t(key, lang, **fields)`, so a Chinese query or a zh-locale user gets
+the whole message in Chinese, not just the record's zh fields. Templates are `str.format` strings;
+markup that is the same in both languages (mrkdwn `*`, `` ` ``, emoji codes) stays in the
+templates so a translation can move it. `tests/core/test_messages.py` checks that every key has
+both languages with the same placeholders, and that nothing user-facing bypasses the table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.core.cjk import has_cjk
+
+Lang = Literal["en", "zh"]
+LANGS: tuple[Lang, ...] = ("en", "zh")
+
+MESSAGES: dict[str, dict[Lang, str]] = {
+    # ---- help ------------------------------------------------------------------------------
+    "usage": {
+        "en": (
+            "*errfix* finds the fix for a pasted error.\n"
+            "• `/errfix loss nan`: search the known errors\n"
+            "• `/errfix pytorch/loss-nan-step`: one record in full\n"
+            "• `/errfix stats`: this team's numbers\n"
+            "• `/errfix help`: this text\n"
+            "Paste a traceback in a channel I'm in and I answer in its thread when I'm sure; "
+            "mention me (@errfix) to get my best guesses anyway."
+        ),
+        "zh": (
+            "*errfix* 帮你找到粘贴的错误的修复方法。\n"
+            "• `/errfix loss nan`：搜索已知的错误\n"
+            "• `/errfix pytorch/loss-nan-step`：查看一条完整记录\n"
+            "• `/errfix stats`：本团队的统计数据\n"
+            "• `/errfix help`：显示这段说明\n"
+            "在我所在的频道里粘贴报错堆栈，我有把握时会在消息串里回复；"
+            "想听我的猜测，就提及我（@errfix）。"
+        ),
+    },
+    "dm_usage_fallback": {
+        "en": "Paste an error and I'll look it up.",
+        "zh": "粘贴一个错误，我来帮你查。",
+    },
+    # ---- an answer --------------------------------------------------------------------------
+    "match": {"en": "{pct} match", "zh": "匹配度 {pct}"},
+    "match_unsure": {"en": "{pct} match, unsure: my best guess", "zh": "匹配度 {pct}，不确定：这是我的最佳猜测"},
+    "match_unsure_short": {"en": "{pct} match, unsure", "zh": "匹配度 {pct}，不确定"},
+    "votes": {"en": "{pct} worked · :+1: {up} · :-1: {down}", "zh": "{pct} 有效 · :+1: {up} · :-1: {down}"},
+    "worked": {"en": "Worked", "zh": "有效"},
+    "did_not_work": {"en": "Didn't work", "zh": "无效"},
+    "not_this": {"en": "Not this error", "zh": "不是这个错误"},
+    "why": {"en": "*Why:* {cause}", "zh": "*原因：*{cause}"},
+    "fixes": {"en": "*Fixes, best first:*", "zh": "*修复方法（按效果排序）：*"},
+    "dead_ends": {"en": "*Don't bother:*", "zh": "*不必尝试：*"},
+    "dead_end": {"en": "• ~{action}~ {why} ({pct} failed)", "zh": "• ~{action}~ {why}（{pct} 失败）"},
+    "docs": {"en": "Official docs", "zh": "官方文档"},
+    "more_fix": {
+        "en": "{n} more fix and the full record: {command}",
+        "zh": "还有 {n} 个修复方法，完整记录：{command}",
+    },
+    "more_fixes": {
+        "en": "{n} more fixes and the full record: {command}",
+        "zh": "还有 {n} 个修复方法，完整记录：{command}",
+    },
+    "full_record": {"en": "Full record: {command}", "zh": "完整记录：{command}"},
+    "also_possible": {"en": "Also possible: {items}", "zh": "也可能是：{items}"},
+    "answer_fallback": {"en": "{signature} ({how}).", "zh": "{signature}（{how}）。"},
+    "answer_fallback_fix": {"en": " Top fix: {fix}", "zh": "首选修复：{fix}"},
+    "rejected": {
+        "en": (
+            "{user} marked this as *not this error*; errfix will rank {id} lower for pastes like it. "
+            "Know the right one? Find it with `/errfix some words` and press *This one*."
+        ),
+        "zh": (
+            "{user} 标记为*不是这个错误*；遇到类似的粘贴，errfix 会把 {id} 排得更靠后。"
+            "知道正确的是哪个吗？用 `/errfix 几个关键词` 搜索，再点 *就是这个*。"
+        ),
+    },
+    "rejected_fallback": {"en": "Not this error: {id}", "zh": "不是这个错误：{id}"},
+    "no_match": {
+        "en": (
+            "I don't know this error yet. Try `/errfix` with a few words from it to search; "
+            "if you find the fix, it can become a record."
+        ),
+        "zh": "我还不认识这个错误。试试用 `/errfix` 加上错误里的几个词来搜索；找到修复方法后，可以把它加成一条记录。",
+    },
+    "no_match_fallback": {"en": "I don't know this error yet.", "zh": "我还不认识这个错误。"},
+    # ---- notes on an answer -------------------------------------------------------------------
+    "note_preview": {
+        "en": "Read from the snippet's preview (its first lines); paste the end of the log if I missed the error.",
+        "zh": "只读取了代码片段的预览（开头几行）；如果我漏掉了错误，请粘贴日志的结尾部分。",
+    },
+    "note_partial": {
+        "en": "{name} is {size}: I read its first and last part only, not the middle.",
+        "zh": "{name} 大小为 {size}：我只读取了开头和结尾部分，没有读中间。",
+    },
+    "note_partial_unnamed": {
+        "en": "The file is {size}: I read its first and last part only, not the middle.",
+        "zh": "该文件大小为 {size}：我只读取了开头和结尾部分，没有读中间。",
+    },
+    # ---- /errfix ------------------------------------------------------------------------------
+    "no_domain": {"en": "no domain", "zh": "无领域"},
+    "share": {"en": "Share in channel", "zh": "分享到频道"},
+    "shared_by": {"en": "Shared by {user} from `/errfix`", "zh": "{user} 通过 `/errfix` 分享"},
+    "results_for": {"en": "*Results for “{query}”:*", "zh": "*“{query}”的搜索结果：*"},
+    "results_unsure": {
+        "en": "*Results for “{query}”*, not sure any of them is it:",
+        "zh": "*“{query}”的搜索结果*，不确定其中有没有你要找的错误：",
+    },
+    "result_score": {"en": "{pct}", "zh": "{pct}"},
+    "result_weak": {"en": "{pct}, weak match", "zh": "{pct}，弱匹配"},
+    "top_fix": {"en": "Top fix: {fix} ({pct})", "zh": "首选修复：{fix}（{pct}）"},
+    "this_one": {"en": "This one", "zh": "就是这个"},
+    "this_one_hint": {
+        "en": "*This one* teaches errfix that “{line}” is that error.",
+        "zh": "点 *就是这个*，errfix 就会记住“{line}”是那个错误。",
+    },
+    "details": {"en": "Details of one: `/errfix ID`", "zh": "查看某一条的详情：`/errfix ID`"},
+    "nothing_found": {"en": "Nothing found for “{query}”.", "zh": "没有找到与“{query}”相关的结果。"},
+    "results_for_fallback": {"en": "Results for “{query}”: {ids}", "zh": "“{query}”的搜索结果：{ids}"},
+    "results_unsure_fallback": {
+        "en": "Results for “{query}”, not sure: {ids}",
+        "zh": "“{query}”的搜索结果，不确定：{ids}",
+    },
+    "stats_fallback": {"en": "errfix stats", "zh": "errfix 统计"},
+    "stats": {
+        "en": (
+            "*errfix for this team*\n"
+            "Known errors: {records} ({domains})\n"
+            "Votes: :+1: {up} · :-1: {down}\n"
+            "Answers given: {replies} · learned aliases: {aliases}\n"
+            "This week: {pastes} pastes, {answered} answered, {unmatched} matched nothing"
+        ),
+        "zh": (
+            "*本团队的 errfix*\n"
+            "已知错误：{records}（{domains}）\n"
+            "投票：:+1: {up} · :-1: {down}\n"
+            "已回答：{replies} · 学到的别名：{aliases}\n"
+            "本周：粘贴 {pastes} 次，回答 {answered} 次，{unmatched} 次未匹配"
+        ),
+    },
+    "none": {"en": "(none)", "zh": "（无）"},
+    # ---- words, not a paste (@errfix words, a DM) -----------------------------------------------
+    "unsure_words": {
+        "en": "*Not sure which error you mean.* Closest matches for “{query}”:",
+        "zh": "*不确定你说的是哪个错误。*与“{query}”最接近的结果：",
+    },
+    "unsure_words_hint": {
+        "en": "Paste the error itself for a real answer, or see one: `/errfix ID`",
+        "zh": "粘贴错误原文可以得到确切的回答，或查看其中一条：`/errfix ID`",
+    },
+    "unsure_words_fallback": {
+        "en": "Not sure which error you mean; closest: {ids}",
+        "zh": "不确定你说的是哪个错误；最接近的：{ids}",
+    },
+    # ---- feedback -----------------------------------------------------------------------------
+    "not_this_thanks": {"en": "Thanks, noted. Was it one of these?", "zh": "谢谢，已记下。是下面其中一个吗？"},
+    "learned": {
+        "en": "Learned: “{line}” is {id}; the same paste matches it now.",
+        "zh": "已学会：“{line}”就是 {id}；以后同样的粘贴会匹配到它。",
+    },
+    "already_known": {
+        "en": "Already known: “{line}” is {id}; the same paste matches it now.",
+        "zh": "已经知道：“{line}”就是 {id}；同样的粘贴会匹配到它。",
+    },
+    # ---- the secret notice ------------------------------------------------------------------------
+    "secret_one": {
+        "en": (
+            ":warning: Your message looks like it contains a secret ({kinds}). Only you can see this note. "
+            "errfix keeps it redacted, but the message itself is still in Slack: you may want to rotate the "
+            "credential and delete the message."
+        ),
+        "zh": (
+            ":warning: 你的消息里似乎有一个密钥或凭据（{kinds}）。这条提示只有你能看到。"
+            "errfix 保存时已将其脱敏，但原消息仍在 Slack 中：建议你更换该凭据并删除这条消息。"
+        ),
+    },
+    "secret_many": {
+        "en": (
+            ":warning: Your message looks like it contains secrets ({kinds}). Only you can see this note. "
+            "errfix keeps it redacted, but the message itself is still in Slack: you may want to rotate the "
+            "credential and delete the message."
+        ),
+        "zh": (
+            ":warning: 你的消息里似乎有多个密钥或凭据（{kinds}）。这条提示只有你能看到。"
+            "errfix 保存时已将其脱敏，但原消息仍在 Slack 中：建议你更换这些凭据并删除这条消息。"
+        ),
+    },
+    # ---- App Home -------------------------------------------------------------------------------
+    "home_top_errors": {"en": "Most frequent errors this week", "zh": "本周最常见的错误"},
+    "home_no_errors": {"en": "No matched pastes this week.", "zh": "本周还没有匹配到的粘贴。"},
+    "home_top_fixes": {"en": "Fixes that worked most this week", "zh": "本周最有效的修复方法"},
+    "home_no_fixes": {
+        "en": "No fixes voted up this week: press *Worked* on an answer.",
+        "zh": "本周还没有修复方法被点赞：在回答上点 *有效*。",
+    },
+    "home_unmatched": {"en": "Recent pastes that matched nothing", "zh": "最近没有匹配到任何记录的粘贴"},
+    "home_candidates": {"en": "Candidates for new records.", "zh": "可以作为新记录的候选。"},
+    "home_nothing_unmatched": {"en": "Nothing unmatched recently.", "zh": "最近没有未匹配的粘贴。"},
+    # ---- the terminal (errfix match / search) ------------------------------------------------------
+    "cli_why": {"en": "Why: {cause}", "zh": "原因：{cause}"},
+    "cli_fixes": {"en": "Fixes, best first:", "zh": "修复方法（按效果排序）："},
+    "cli_team_votes": {"en": ", team +{up}/-{down}", "zh": "，团队 +{up}/-{down}"},
+    "cli_worked": {"en": "({pct} worked{votes})", "zh": "（{pct} 有效{votes}）"},
+    "cli_dead_ends": {"en": "Don't bother:", "zh": "不必尝试："},
+    "cli_dead_end": {"en": "  ✗ {action}: {why} ({pct} failed)", "zh": "  ✗ {action}：{why}（{pct} 失败）"},
+    "cli_docs": {"en": "Docs: {url}", "zh": "文档：{url}"},
+    "cli_no_known_error": {"en": "No known error recognised.", "zh": "没有识别出已知的错误。"},
+    "cli_no_error": {"en": "No error found in the text.", "zh": "文本中没有发现错误。"},
+    "cli_would_answer": {"en": "errfix would answer this in a channel:", "zh": "errfix 会在频道里这样回答："},
+    "cli_best_guesses": {
+        "en": "Not sure enough to answer unprompted; best guesses:",
+        "zh": "把握不足，不会主动回答；最佳猜测：",
+    },
+    "cli_nothing_found": {"en": "Nothing found for “{query}”.", "zh": "没有找到与“{query}”相关的结果。"},
+    "cli_results_for": {"en": "Results for “{query}”:", "zh": "“{query}”的搜索结果："},
+    "cli_weak": {"en": "weak", "zh": "弱匹配"},
+}
+
+_FIELD = re.compile(r"\{(\w+)[^}]*\}")
+# Han ideographs; kana or hangul in the same text mean Japanese or Korean, not Chinese
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
+_PATHLIKE = re.compile(r"[\\/]|\.\w{1,5}\W*$")  # a/b, a\\b or name.py: a path or a file name
+
+
+def fields(template: str) -> set[str]:
+    """The `str.format` placeholders of a template (what a translation must keep)."""
+    return set(_FIELD.findall(template))
+
+
+def is_zh(locale: str | None) -> bool:
+    """A Slack locale (`zh-CN`, `zh_TW`, or our own `zh`) that reads Chinese."""
+    return bool(locale) and str(locale).lower().replace("_", "-").startswith("zh")
+
+
+def is_chinese(text: str) -> bool:
+    """Text a person wrote in Chinese: two Han characters or more outside file paths and names
+    (a Chinese folder in a traceback's path is not a Chinese paste), and no kana or hangul
+    anywhere (Japanese, Korean)."""
+    if not has_cjk(text) or _KANA_HANGUL.search(text):
+        return False
+    words = " ".join(w for w in text.split() if not _PATHLIKE.search(w))
+    return len(_HAN.findall(words)) >= 2
+
+
+def lang_of(locale: str | None) -> Lang:
+    return "zh" if is_zh(locale) else "en"
+
+
+def language(locale: str | None, text: str = "") -> str:
+    """The locale to answer in: Chinese for a zh-locale person or a Chinese query or paste, else
+    the person's own (it is stored with a reply, so a re-render keeps the language)."""
+    return "zh" if not is_zh(locale) and is_chinese(text) else (locale or "en")
+
+
+def t(key: str, lang: str | None, **values: object) -> str:
+    """The message `key` in `lang` (a language or a Slack locale), with `values` filled in."""
+    return MESSAGES[key][lang_of(lang)].format(**values)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A message decided before the answer's language is known (a snippet read only in part):
+    its key and values, put into words when the answer is."""
+
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def text(self, lang: str | None) -> str:
+        return t(self.key, lang, **dict(self.values))
+
+
+def notes_text(notes: Sequence[Note], lang: str | None) -> str:
+    """Notes as one line in `lang`, each said once."""
+    return " ".join(dict.fromkeys(n.text(lang) for n in notes))
