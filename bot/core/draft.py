@@ -20,6 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from bot.core.extract import ErrorLine, extract
+from bot.core.records import Record
 
 MIN_WORDS = 4  # literal words a regex keeps before it may stop at a clause boundary
 MIN_CHARS = 20  # ... and literal characters
@@ -427,3 +428,77 @@ def draft(paste: str, *, fix: str = "", domain_hint: str | None = None) -> Draft
     domain = guess_domain(paste, signature, domain_hint)
     action, how = split_fix(fix) if fix else ("", "")
     return Draft(record_id(domain, signature), signature, regex_for(signature), slug(domain, 30), action, how)
+
+
+# ---- the form and the record it becomes ------------------------------------------------------
+
+# Ordinary things said in a channel (written for errfix, not taken from any data set): a team
+# record's regex must not match any of them, or it would answer chat.
+ORDINARY_CHAT = (
+    "thanks, that worked!",
+    "did you try restarting it?",
+    "can you paste the full traceback please",
+    "I think the error is in the config file",
+    "the build failed again, looking into it",
+    "error handling is done in the middleware",
+    "no error on my machine, works for me",
+    "we should add a test for this case",
+    "see the logs in the dashboard for details",
+    "merged, deploying to staging now",
+    "it fails when the file is not found, expected",
+    "the tests are green now",
+    "who owns the payments service?",
+    "lunch at 12?",
+    "ok",
+)
+
+
+@dataclass(frozen=True)
+class TeachForm:
+    """What the person confirmed in the teach modal (every field editable there)."""
+
+    error_line: str
+    regex: str
+    fix: str
+    root_cause: str = ""
+    how: str = ""
+    domain: str = "general"
+
+    @classmethod
+    def from_draft(cls, d: Draft) -> TeachForm:
+        return cls(d.signature, d.regex, d.fix, d.root_cause, d.how, d.domain)
+
+
+TEAM_FIX_RATE = 0.8  # worked once, for the person who saved it: a prior the team's votes soon outweigh
+
+
+def team_record(form: TeachForm, *, record_id: str, submitter: str, permalink: str, today: str) -> Record:
+    """The record a confirmed form becomes: tier `team`, one piece of evidence, who and where."""
+    sources = [permalink] if permalink else []
+    return Record.model_validate(
+        {
+            "id": record_id,
+            "signature": form.error_line.strip(),
+            "regex": form.regex.strip(),
+            "domain": form.domain,
+            "category": "team",
+            "root_cause": form.root_cause.strip(),
+            "workarounds": [
+                {
+                    "action": form.fix.strip(),
+                    "success_rate": TEAM_FIX_RATE,
+                    "how": form.how.strip(),
+                    "sources": sources,
+                }
+            ],
+            "verification_tier": "team",
+            "confidence": TEAM_FIX_RATE,
+            "fix_success_rate": TEAM_FIX_RATE,
+            "first_seen": today,
+            "last_confirmed": today,
+            "last_updated": today,
+            "evidence_count": 1,
+            "tags": ["team"],
+            "errfix_team": {"submitted_by": submitter, "permalink": permalink, "submitted_at": today},
+        }
+    )

@@ -142,7 +142,10 @@ def test_a_reply_gives_the_fix_and_its_code_blocks_as_how() -> None:
     action, how = split_fix("Free some space first:\n```\ndocker system prune -af\n```\nthen rerun")
     assert action == "Free some space first: then rerun"
     assert how == "docker system prune -af"
-    assert split_fix("run `pip install -U pip` and retry") == ("run `pip install -U pip` and retry", "pip install -U pip")
+    assert split_fix("run `pip install -U pip` and retry") == (
+        "run `pip install -U pip` and retry",
+        "pip install -U pip",
+    )
     d = draft("OSError: [Errno 28] No space left on device", fix="prune: `docker system prune`")
     assert d is not None and d.fix == "prune: `docker system prune`" and d.how == "docker system prune"
 
@@ -150,7 +153,22 @@ def test_a_reply_gives_the_fix_and_its_code_blocks_as_how() -> None:
 # ---- properties: whatever the line, the regex is safe and finds the line -------------------------
 
 _word = st.sampled_from(
-    ["cannot", "open", "file", "device", "failed", "to", "load", "module", "the", "is", "not", "found", "timeout", "key"]
+    [
+        "cannot",
+        "open",
+        "file",
+        "device",
+        "failed",
+        "to",
+        "load",
+        "module",
+        "the",
+        "is",
+        "not",
+        "found",
+        "timeout",
+        "key",
+    ]
 )
 _variable = st.one_of(
     st.integers(0, 10**9).map(str),
