@@ -15,7 +15,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
-from bot.slack import commands, feedback
+from bot.slack import commands, feedback, teach_modal
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
@@ -127,6 +127,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
     """Every listener, each wrapped so `deps.activity` knows when work is in flight; those of
     events whose work is owed (`bot.slack.owed`) also finish their job when they return."""
     track, owed = deps.activity.track, deps.jobs.completing
+    teach_modal.register(app, deps)  # "Save as errfix record" (#17)
     app.command("/errfix")(track(commands.on_errfix(deps)))
     app.action(re.compile(rf"^(?:{kit.VOTE_UP}|{kit.VOTE_DOWN}):"))(track(feedback.on_vote_button(deps)))
     app.action(kit.NOT_THIS)(track(feedback.on_not_this(deps)))

@@ -1,0 +1,117 @@
+""" "Save as errfix record" end to end (#17): the real app over signed HTTP, the strict fake Slack.
+
+An unanswered paste, a colleague's reply with the fix, the message shortcut on that reply, the
+modal prefilled from the thread, a refused submission (per-field errors keep it open), a valid
+one, errfix's "Saved as" in the thread, and then a new paste of the same error with other numbers
+and paths answered from the new team record; votes on the saved record count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bot.fakeslack.web_api import FakeSlack
+from tests.slack.conftest import ALICE, BOB, CHANNEL, Bot, all_text, buttons
+
+pytestmark = pytest.mark.asyncio
+
+PASTE = (
+    "nightly import died again:\n"
+    "Traceback (most recent call last):\n"
+    '  File "/srv/etl/run.py", line 88, in <module>\n'
+    "QuarryLockError: shard 17 of /data/quarry/2026-01.qdb is held by pid 4412\n"
+)
+FIX = "Kill the stale importer, then:\n```quarry unlock --force /data/quarry```"
+AGAIN = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/bo/jobs/nightly.py", line 3, in main\n'
+    "QuarryLockError: shard 2 of /mnt/q/march.qdb is held by pid 77\n"
+)
+
+
+def inputs(view: dict[str, Any]) -> dict[str, str]:
+    return {b["block_id"]: b["element"].get("initial_value", "") for b in view["blocks"] if b.get("type") == "input"}
+
+
+async def open_modal(bot: Bot, fake: FakeSlack, message_ts: str, user: str = ALICE) -> dict[str, Any]:
+    assert bot.link is not None
+    before = len(fake.calls("views.open"))
+    delivery = await bot.link.shortcut(CHANNEL, user, message_ts, "errfix_teach")
+    assert delivery.ok and delivery.body == ""
+    await bot.idle()
+    opened = fake.calls("views.open")[before:]
+    assert [c.ok for c in opened] == [True], [c.response for c in opened]
+    view: dict[str, Any] = opened[0].response["view"]
+    return view
+
+
+async def test_a_solved_thread_becomes_a_record_that_answers_the_next_paste(
+    bot: Bot, fake: FakeSlack, read_store: Callable[[], Any]
+) -> None:
+    assert bot.link is not None
+    paste = await bot.paste(PASTE)
+    await bot.idle()
+    assert bot.replies(paste) == []  # nothing knows this error: errfix stays quiet
+    reply = await bot.paste(FIX, user=BOB, thread_ts=paste["ts"])
+    await bot.idle()
+
+    view = await open_modal(bot, fake, reply["ts"])
+    assert view["callback_id"] == "errfix_teach_submit"
+    prefilled = inputs(view)
+    assert prefilled["error_line"] == "QuarryLockError: shard 17 of /data/quarry/2026-01.qdb is held by pid 4412"
+    assert prefilled["fix"] == "Kill the stale importer, then"
+    assert prefilled["how"] == "quarry unlock --force /data/quarry"
+    assert prefilled["regex"] and prefilled["root_cause"] == ""
+    labels = [b["label"]["text"] for b in view["blocks"] if b.get("type") == "input"]
+    assert labels == ["Error line", "Regex", "Root cause", "Fix that worked", "How (command or code)"]
+
+    refused = await bot.link.submit(view["id"], ALICE, {"regex": "(unclosed", "fix": ""})
+    assert refused.errors is not None and set(refused.errors) == {"regex", "fix"}
+    assert "RE2" in refused.errors["regex"] and view["id"] in fake.views  # still open
+    assert not fake.calls("chat.postMessage") or all("Saved as" not in all_text(m) for m in bot.replies(paste))
+
+    saved = await bot.link.submit(view["id"], ALICE, {"root_cause": "A crashed importer leaves its lock behind."})
+    assert saved.errors is None and view["id"] not in fake.views  # closed
+    await bot.idle()
+    said = [m for m in bot.replies(paste) if "Saved as" in m["text"]]
+    assert len(said) == 1
+    rid = said[0]["text"].split("`")[1]
+    assert rid.startswith("team/") and "I'll answer this error from now on" in said[0]["text"]
+
+    store = read_store()
+    rec = store.get(rid)
+    assert rec.verification_tier == "team" and rec.evidence_count == 1
+    assert rec.root_cause == "A crashed importer leaves its lock behind."
+    assert rec.workarounds[0].sources and rec.workarounds[0].sources[0].startswith("https://fake.slack.com/archives/")
+    assert (rec.model_extra or {})["errfix_team"]["submitted_by"] == ALICE
+
+    again = await bot.paste(AGAIN, user=BOB)
+    answer = await bot.answer_to(again)
+    assert f"`{rid}`" in all_text(answer)
+
+    worked = buttons(said[0], "errfix_vote_up")
+    assert len(worked) == 1  # the one fix, with its Worked button
+    assert await bot.click(said[0], worked[0], user=BOB) == 200
+    await bot.idle()
+    assert [(t.up, t.down) for t in read_store().tallies(rid).values()] == [(1, 0)]
+
+
+async def test_the_shortcut_on_the_paste_itself_drafts_without_a_fix(bot: Bot, fake: FakeSlack) -> None:
+    paste = await bot.paste(PASTE)
+    await bot.idle()
+    view = await open_modal(bot, fake, paste["ts"])
+    assert inputs(view)["error_line"].startswith("QuarryLockError: shard 17")
+    assert inputs(view)["fix"] == ""
+    assert bot.link is not None
+    refused = await bot.link.submit(view["id"], ALICE)
+    assert refused.errors == {"fix": "Fix that worked is required."}
+
+
+async def test_the_shortcut_on_a_message_without_an_error_opens_an_empty_form(bot: Bot, fake: FakeSlack) -> None:
+    chat = await bot.paste("lunch at noon?")
+    await bot.idle()
+    view = await open_modal(bot, fake, chat["ts"])
+    assert inputs(view)["error_line"] == "" and "no error line" in all_text({"blocks": view["blocks"]})
