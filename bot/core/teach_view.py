@@ -17,6 +17,8 @@ from bot.core.views import MatchView
 
 TEACH_SHORTCUT = "errfix_teach"  # the message shortcut's callback_id (deploy/slack-manifest.yml)
 TEACH_SUBMIT = "errfix_teach_submit"  # the modal's callback_id
+TEACH_OPEN = "errfix_teach_open"  # the nudge's button: opens the same modal
+NUDGE_TEXT = "Solved? Save this thread as an errfix record and I'll answer this error from now on."
 VALUE = "value"  # every input's action_id
 MAX_INPUT = 3_000  # Slack's plain_text_input limit
 TITLE = "Save as errfix record"
@@ -104,3 +106,13 @@ def saved_blocks(view: MatchView, *, locale: str = "en") -> list[dict[str, Any]]
     """The thread reply after a save: what was saved, then the record as errfix will answer it
     (with its vote buttons, so the first votes come from the thread that taught it)."""
     return [kit.section(saved_text(view.id)), *kit.answer_blocks(view, sure=True, locale=locale)][: kit.MAX_BLOCKS]
+
+
+def nudge_blocks(channel: str, thread_ts: str, reply_ts: str) -> list[dict[str, Any]]:
+    """The private offer after ✅ on a reply: save the thread, with the fix from that reply."""
+    value = {"c": channel, "t": thread_ts, "m": reply_ts}
+    return [
+        kit.section(NUDGE_TEXT),
+        kit.actions("teach", kit.button("Save as errfix record", TEACH_OPEN, value, "primary")),
+        kit.context("`/errfix teach off` stops these offers in this channel."),
+    ]

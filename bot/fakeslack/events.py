@@ -270,7 +270,7 @@ class EventsLink:
             "api_app_id": APP_ID,
             "team": {"id": TEAM_ID},
             "channel": {"id": channel},
-            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+            "trigger_id": self.fake.trigger_for(user),  # a button press may open a modal (3 s, once)
             "container": {
                 "type": "message",
                 "message_ts": message_ts,

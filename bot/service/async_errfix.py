@@ -242,3 +242,9 @@ class AsyncErrfix:
 
     async def teach(self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None) -> Record:
         return await self._run(lambda s: s.teach(form, submitter=submitter, permalink=permalink, record_id=record_id))
+
+    async def set_teach_off(self, channel: str, off: bool) -> None:
+        await self._run(lambda s: s.set_teach_off(channel, off))
+
+    async def teach_off(self, channel: str) -> bool:
+        return await self._run(lambda s: s.teach_off(channel))

@@ -519,6 +519,13 @@ class Errfix:
     def team_ids(self) -> set[str]:
         return self.store.team_ids()
 
+    def set_teach_off(self, channel: str, off: bool) -> None:
+        self.store.set_teach_off(channel, off)
+
+    def teach_off(self, channel: str) -> bool:
+        """Whether the channel opted out of "save this?" offers (`/errfix teach off`)."""
+        return self.store.teach_off(channel)
+
     def export_team_records(self) -> Iterator[dict[str, Any]]:
         """`export_records`, team records only (`errfix export --team`)."""
         team = self.store.team_ids()

@@ -24,6 +24,9 @@ async def _learn_line(deps: Deps, text: str, user: str) -> str | None:
     return await deps.errfix.last_rejected_line(user)
 
 
+TEACH_SWITCH = frozenset({"teach off", "teach on"})
+
+
 def on_errfix(deps: Deps) -> Listener:
     async def handle_errfix(
         ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
@@ -35,6 +38,12 @@ def on_errfix(deps: Deps) -> Listener:
         word = text.lower()
         if word in HELP_WORDS:
             await respond(response_type="ephemeral", text=kit.escape(kit.USAGE), blocks=kit.usage_blocks())
+            return
+        if word in TEACH_SWITCH:  # "save this?" offers after ✅ in this channel (#17)
+            channel = str(command.get("channel_id") or "")
+            await deps.errfix.set_teach_off(channel, word == "teach off")
+            said = "off: I won't offer" if word == "teach off" else "on: I'll offer"
+            await respond(response_type="ephemeral", text=f"Teaching is {said} to save solved threads here.")
             return
         if word == "stats":
             stats, week = await deps.errfix.stats(), await deps.errfix.week()

@@ -11,6 +11,7 @@ answer and vote buttons, and remembers that reply so votes on it count.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -21,9 +22,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.draft import TeachForm
 from bot.core.extract import unescape_slack
 from bot.core.teach_view import (
+    NUDGE_TEXT,
+    TEACH_OPEN,
     TEACH_SHORTCUT,
     TEACH_SUBMIT,
     TeachMeta,
+    nudge_blocks,
     saved_blocks,
     saved_text,
     submitted_values,
@@ -49,24 +53,75 @@ async def _paste_and_fix(deps: Deps, client: AsyncWebClient, channel: str, messa
     return paste, "" if own else unescape_slack(str(message.get("text") or ""))
 
 
+async def open_modal(
+    deps: Deps, client: AsyncWebClient, *, trigger_id: str, channel: str, message: dict[str, Any]
+) -> None:
+    """Open the teach modal for `message` (a paste, a reply in its thread, or errfix's answer),
+    prefilled from its thread, before `trigger_id`'s 3 seconds are up."""
+    paste, fix = await _paste_and_fix(deps, client, channel, message)
+    found = await deps.errfix.draft(paste, fix=fix)
+    values = found.to_json() if found else {"fix": fix}
+    if found:
+        values["error_line"] = found.signature
+    domain = found.domain if found else "general"
+    ts = str(message.get("ts") or "")
+    meta = TeachMeta(channel, str(message.get("thread_ts") or ts), ts, domain)
+    rid = found.id if found else f"team/{domain}/…"
+    await client.views_open(trigger_id=trigger_id, view=teach_modal(values, meta, record_id=rid))
+
+
 def on_teach_shortcut(deps: Deps) -> Listener:
     async def handle_teach(ack: AsyncAck, shortcut: dict[str, Any], client: AsyncWebClient) -> None:
         """Open the teach modal, prefilled from the thread."""
         await ack()
         channel = str((shortcut.get("channel") or {}).get("id") or "")
         message = shortcut.get("message") or {}
-        paste, fix = await _paste_and_fix(deps, client, channel, message)
-        found = await deps.errfix.draft(paste, fix=fix)
-        values = found.to_json() if found else {"fix": fix}
-        if found:
-            values["error_line"] = found.signature
-        domain = found.domain if found else "general"
-        ts = str(message.get("ts") or "")
-        meta = TeachMeta(channel, str(message.get("thread_ts") or ts), ts, domain)
-        rid = found.id if found else f"team/{domain}/…"
-        await client.views_open(trigger_id=str(shortcut["trigger_id"]), view=teach_modal(values, meta, record_id=rid))
+        await open_modal(deps, client, trigger_id=str(shortcut["trigger_id"]), channel=channel, message=message)
 
     return handle_teach
+
+
+def on_teach_button(deps: Deps) -> Listener:
+    async def handle_teach_button(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        """The nudge's "Save as errfix record" button: the same modal, for the reply it names."""
+        await ack()
+        try:
+            data = json.loads(str(action.get("value") or "{}"))
+        except json.JSONDecodeError:
+            return
+        channel, ts = str(data.get("c") or ""), str(data.get("m") or "")
+        thread = await deps.outbox.thread(client, channel=channel, ts=ts)
+        message = next((m for m in thread if m.get("ts") == ts), None)
+        if message is not None:
+            await open_modal(deps, client, trigger_id=str(body["trigger_id"]), channel=channel, message=message)
+
+    return handle_teach_button
+
+
+async def nudge(deps: Deps, client: AsyncWebClient, *, channel: str, ts: str, user: str) -> bool:
+    """After ✅ on a reply: offer the paste's author, privately, to save the thread as a record.
+
+    Only when the reaction is the paste's author's, on a reply (not the paste) in a thread errfix
+    did not answer, whose first message holds an error; at most once per thread, and never in a
+    channel that said `/errfix teach off`. True when the offer was made.
+    """
+    if await deps.errfix.teach_off(channel):
+        return False
+    thread = await deps.outbox.thread(client, channel=channel, ts=ts)
+    root = thread[0] if thread else {}
+    root_ts = str(root.get("ts") or "")
+    if not root_ts or root_ts == ts or root.get("user") != user or any(m.get("bot_id") for m in thread):
+        return False
+    if await deps.errfix.draft(paste_text(root)[0]) is None:
+        return False
+    if not await deps.errfix.first_seen([f"teach-nudge:{channel}:{root_ts}"]):
+        return False
+    await client.chat_postEphemeral(
+        channel=channel, user=user, thread_ts=root_ts, text=NUDGE_TEXT, blocks=nudge_blocks(channel, root_ts, ts)
+    )
+    return True
 
 
 def on_teach_submit(deps: Deps) -> Listener:
@@ -113,6 +168,7 @@ def on_teach_submit(deps: Deps) -> Listener:
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    """The shortcut and the modal's submission, tracked like every listener."""
+    """The shortcut, the nudge's button and the modal's submission, tracked like every listener."""
     app.shortcut(TEACH_SHORTCUT)(deps.activity.track(on_teach_shortcut(deps)))
+    app.action(TEACH_OPEN)(deps.activity.track(on_teach_button(deps)))
     app.view(TEACH_SUBMIT)(deps.activity.track(on_teach_submit(deps)))

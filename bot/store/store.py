@@ -332,6 +332,17 @@ class Store:
             self.db.execute("DELETE FROM records WHERE id = ?", [record_id])
             self.bump_version()
 
+    def set_teach_off(self, channel: str, off: bool) -> None:
+        """`/errfix teach off|on`: whether errfix may offer to save solved threads in `channel`."""
+        with self.write_transaction():
+            if off:
+                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [f"teach_off:{channel}"])
+            else:
+                self.db.execute("DELETE FROM meta WHERE key = ?", [f"teach_off:{channel}"])
+
+    def teach_off(self, channel: str) -> bool:
+        return self.db.execute("SELECT 1 FROM meta WHERE key = ?", [f"teach_off:{channel}"]).fetchone() is not None
+
     def seed_ids(self) -> frozenset[str]:
         """Records that came from the bundled seeds (not imported by the team)."""
         return frozenset(self.ids_with_origin("seed"))

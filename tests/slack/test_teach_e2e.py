@@ -115,3 +115,52 @@ async def test_the_shortcut_on_a_message_without_an_error_opens_an_empty_form(bo
     await bot.idle()
     view = await open_modal(bot, fake, chat["ts"])
     assert inputs(view)["error_line"] == "" and "no error line" in all_text({"blocks": view["blocks"]})
+
+
+def nudges(fake: FakeSlack, user: str = ALICE) -> list[dict[str, Any]]:
+    return [e for e in fake.ephemerals if e["user"] == user and "Save this thread" in e.get("text", "")]
+
+
+async def test_a_check_mark_on_the_fix_offers_its_author_once_to_save_it(bot: Bot, fake: FakeSlack) -> None:
+    assert bot.link is not None
+    paste = await bot.paste(PASTE)
+    reply = await bot.paste(FIX, user=BOB, thread_ts=paste["ts"])
+    other = await bot.paste("or just reboot the box", user=BOB, thread_ts=paste["ts"])
+    await bot.idle()
+    await bot.link.react(CHANNEL, BOB, reply["ts"], "white_check_mark")  # not the paste's author
+    await bot.link.react(CHANNEL, ALICE, paste["ts"], "white_check_mark")  # the paste, not a reply
+    await bot.idle()
+    assert nudges(fake, BOB) == [] and nudges(fake) == []
+
+    await bot.link.react(CHANNEL, ALICE, reply["ts"], "white_check_mark")
+    await bot.link.react(CHANNEL, ALICE, other["ts"], "heavy_check_mark")  # once per thread
+    await bot.idle()
+    offered = nudges(fake)
+    assert len(offered) == 1 and offered[0]["thread_ts"] == paste["ts"]
+
+    button = buttons(offered[0], "errfix_teach_open")[0]
+    pressed = await bot.link.click(CHANNEL, ALICE, button, message_ts=offered[0]["ts"], ephemeral=True)
+    assert pressed.ok
+    await bot.idle()
+    opened = [c for c in fake.calls("views.open") if c.ok]
+    assert len(opened) == 1
+    assert inputs(opened[0].response["view"])["how"] == "quarry unlock --force /data/quarry"
+
+
+async def test_no_offer_in_a_channel_that_said_teach_off_or_in_an_answered_thread(bot: Bot, fake: FakeSlack) -> None:
+    assert bot.link is not None
+    assert await bot.command("teach off") == 200
+    paste = await bot.paste(PASTE)
+    reply = await bot.paste(FIX, user=BOB, thread_ts=paste["ts"])
+    await bot.idle()
+    await bot.link.react(CHANNEL, ALICE, reply["ts"], "white_check_mark")
+    await bot.idle()
+    assert nudges(fake) == []
+    assert await bot.command("teach on") == 200
+    known = await bot.paste()  # the loss-NaN paste: errfix answers it
+    await bot.answer_to(known)
+    fix = await bot.paste("lowered the lr, fine now", user=BOB, thread_ts=known["ts"])
+    await bot.idle()
+    await bot.link.react(CHANNEL, ALICE, fix["ts"], "white_check_mark")
+    await bot.idle()
+    assert nudges(fake) == []
