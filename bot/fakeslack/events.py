@@ -236,7 +236,7 @@ class EventsLink:
             "text": text,
             "api_app_id": APP_ID,
             "response_url": response_url,
-            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+            "trigger_id": self.fake.trigger_for(user),  # `/errfix edit ID` opens a modal with it
         }
         delivery = await self.send(urlencode(form), "application/x-www-form-urlencoded")
         if delivery.ok and delivery.body.strip():

@@ -139,6 +139,7 @@ class User:
     name: str = ""
     locale: str = "en-US"
     is_bot: bool = False
+    is_admin: bool = False
 
 
 @dataclass(frozen=True)
@@ -936,6 +937,7 @@ class FakeSlack:
             "name": name,
             "real_name": name,
             "is_bot": user.is_bot,
+            "is_admin": user.is_admin,
             "deleted": False,
         }
         if _truthy(params.get("include_locale")):

@@ -10,6 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.extract import extract
+from bot.slack import teach_modal
 from bot.slack.deps import Deps, Listener
 from bot.slack.feedback import value_of
 
@@ -38,6 +39,18 @@ def on_errfix(deps: Deps) -> Listener:
         word = text.lower()
         if word in HELP_WORDS:
             await respond(response_type="ephemeral", text=kit.escape(kit.USAGE), blocks=kit.usage_blocks())
+            return
+        if word.startswith("edit ") and len(text.split()) == 2:  # reopen a team record's modal (#17)
+            why = await teach_modal.open_edit(
+                deps,
+                client,
+                trigger_id=str(command.get("trigger_id") or ""),
+                channel=str(command.get("channel_id") or ""),
+                user=user,
+                record_id=text.split()[1],
+            )
+            if why:
+                await respond(response_type="ephemeral", text=why)
             return
         if word in TEACH_SWITCH:  # "save this?" offers after ✅ in this channel (#17)
             channel = str(command.get("channel_id") or "")

@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.draft import TeachForm
 from bot.core.extract import unescape_slack
+from bot.core.records import Record
 from bot.core.teach_view import (
     NUDGE_TEXT,
     TEACH_OPEN,
@@ -124,6 +125,43 @@ async def nudge(deps: Deps, client: AsyncWebClient, *, channel: str, ts: str, us
     return True
 
 
+def record_values(rec: Record) -> dict[str, str]:
+    """The teach form's fields of a stored team record (what `/errfix edit ID` reopens)."""
+    fix = rec.workarounds[0] if rec.workarounds else None
+    return {
+        "error_line": rec.signature,
+        "regex": rec.regex,
+        "root_cause": rec.root_cause,
+        "fix": fix.action if fix else "",
+        "how": fix.how if fix else "",
+    }
+
+
+def team_info(rec: Record) -> dict[str, str]:
+    """Who taught a team record and where (its `errfix_team` mark)."""
+    mark = (rec.model_extra or {}).get("errfix_team")
+    return {str(k): str(v) for k, v in mark.items()} if isinstance(mark, dict) else {}
+
+
+async def open_edit(
+    deps: Deps, client: AsyncWebClient, *, trigger_id: str, channel: str, user: str, record_id: str
+) -> str | None:
+    """`/errfix edit ID`: reopen the modal on a team record for its author or a workspace admin;
+    the reason it cannot be, or None when the modal is open."""
+    shown = await deps.errfix.view(record_id)
+    if shown is None or shown.record.verification_tier != "team":
+        return f"`{record_id}` is not a team record: only records saved from Slack can be edited here."
+    author = team_info(shown.record).get("submitted_by", "")
+    if user != author:
+        info = await client.users_info(user=user)
+        if not (info.get("user") or {}).get("is_admin"):
+            return f"Only <@{author}> (who saved it) or a workspace admin can edit `{record_id}`."
+    meta = TeachMeta(channel, "", "", shown.record.domain or "general", record_id=record_id)
+    view = teach_modal(record_values(shown.record), meta, record_id=record_id)
+    await client.views_open(trigger_id=trigger_id, view=view)
+    return None
+
+
 def on_teach_submit(deps: Deps) -> Listener:
     async def handle_submit(ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], client: AsyncWebClient) -> None:
         """Check the form (errors keep the modal open), then store it and say so in the thread."""
@@ -138,6 +176,9 @@ def on_teach_submit(deps: Deps) -> Listener:
             return
         await ack()
         user = str((body.get("user") or {}).get("id") or "")
+        if meta.record_id:  # an edit: who taught it and where stay as they were
+            await _save_edit(deps, client, form, meta, user)
+            return
         try:
             link = await client.chat_getPermalink(channel=meta.channel, message_ts=meta.thread_ts)
             permalink = str(link.get("permalink") or "")
@@ -165,6 +206,23 @@ def on_teach_submit(deps: Deps) -> Listener:
             await deps.errfix.record_reply(reply)
 
     return handle_submit
+
+
+async def _save_edit(deps: Deps, client: AsyncWebClient, form: TeachForm, meta: TeachMeta, user: str) -> None:
+    before = await deps.errfix.view(meta.record_id)
+    mark = team_info(before.record) if before else {}
+    try:
+        rec = await deps.errfix.teach(
+            form,
+            submitter=mark.get("submitted_by", user),
+            permalink=mark.get("permalink", ""),
+            record_id=meta.record_id,
+        )
+    except InvalidInput as e:
+        await client.chat_postEphemeral(channel=meta.channel, user=user, text=f"Not saved: {e}")
+        return
+    text = f"Updated `{rec.id}`; I answer from the new version now."
+    await client.chat_postEphemeral(channel=meta.channel, user=user, text=text)
 
 
 def register(app: AsyncApp, deps: Deps) -> None:

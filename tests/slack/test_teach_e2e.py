@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.fakeslack.web_api import FakeSlack
+from bot.fakeslack.web_api import FakeSlack, User
 from tests.slack.conftest import ALICE, BOB, CHANNEL, Bot, all_text, buttons
 
 pytestmark = pytest.mark.asyncio
@@ -164,3 +164,49 @@ async def test_no_offer_in_a_channel_that_said_teach_off_or_in_an_answered_threa
     await bot.link.react(CHANNEL, ALICE, fix["ts"], "white_check_mark")
     await bot.idle()
     assert nudges(fake) == []
+
+
+async def save(bot: Bot, fake: FakeSlack) -> str:
+    """Teach errfix the quarry error (paste, fix, shortcut, save); the new record's id."""
+    assert bot.link is not None
+    paste = await bot.paste(PASTE)
+    reply = await bot.paste(FIX, user=BOB, thread_ts=paste["ts"])
+    await bot.idle()
+    view = await open_modal(bot, fake, reply["ts"])
+    assert (await bot.link.submit(view["id"], ALICE)).errors is None
+    await bot.idle()
+    said = next(m for m in bot.replies(paste) if "Saved as" in m["text"])
+    rid: str = said["text"].split("`")[1]
+    return rid
+
+
+async def test_errfix_edit_reopens_a_team_record_for_its_author_only(
+    bot: Bot, fake: FakeSlack, read_store: Callable[[], Any]
+) -> None:
+    assert bot.link is not None
+    rid = await save(bot, fake)
+    opened = len(fake.calls("views.open"))
+    assert (await bot.link.command(CHANNEL, BOB, "/errfix", f"edit {rid}")).ok
+    await bot.idle()
+    assert len(fake.calls("views.open")) == opened  # Bob did not save it and is no admin
+    refusal = fake.calls("response_url")[-1].params
+    assert "Only <@U_ALICE>" in refusal["text"]
+    fake.users["U_ADMIN"] = User("U_ADMIN", "admin", is_admin=True)
+    assert (await bot.link.command(CHANNEL, "U_ADMIN", "/errfix", f"edit {rid}")).ok
+    await bot.idle()
+    assert len(fake.calls("views.open")) == opened + 1  # a workspace admin may
+    assert (await bot.link.command(CHANNEL, ALICE, "/errfix", "edit pytorch/loss-nan-step")).ok
+    await bot.idle()
+    assert "not a team record" in fake.calls("response_url")[-1].params["text"]
+
+    assert (await bot.link.command(CHANNEL, ALICE, "/errfix", f"edit {rid}")).ok
+    await bot.idle()
+    view = fake.calls("views.open")[-1].response["view"]
+    assert inputs(view)["fix"] == "Kill the stale importer, then"
+    edited = await bot.link.submit(view["id"], ALICE, {"root_cause": "The importer crashed holding its lock."})
+    assert edited.errors is None
+    await bot.idle()
+    rec = read_store().get(rid)
+    assert rec.root_cause == "The importer crashed holding its lock."
+    assert (rec.model_extra or {})["errfix_team"]["submitted_by"] == ALICE
+    assert any("Updated" in e.get("text", "") for e in fake.ephemerals if e["user"] == ALICE)
