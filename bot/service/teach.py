@@ -51,7 +51,9 @@ def regex_problem(
     try:
         compiled = compile_re2(pattern)
     except re2.error as e:
-        return f"RE2 cannot compile it: {e}"
+        arg = e.args[0] if e.args else ""
+        reason = arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
+        return f"RE2 cannot compile it: {reason}."
     portable = python_re_problem(pattern)
     if portable:
         return "Python's re cannot compile it."
