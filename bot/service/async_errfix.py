@@ -240,11 +240,15 @@ class AsyncErrfix:
     async def teach_problems(self, form: TeachForm, record_id: str | None = None) -> dict[str, str]:
         return await self._run(lambda s: s.teach_problems(form, record_id))
 
-    async def teach(self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None) -> Record:
-        return await self._run(lambda s: s.teach(form, submitter=submitter, permalink=permalink, record_id=record_id))
+    async def teach(
+        self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None, editor: str = ""
+    ) -> Record:
+        return await self._run(
+            lambda s: s.teach(form, submitter=submitter, permalink=permalink, record_id=record_id, editor=editor)
+        )
 
-    async def set_teach_off(self, channel: str, off: bool) -> None:
-        await self._run(lambda s: s.set_teach_off(channel, off))
+    async def set_teach_off(self, channel: str, off: bool, user_id: str) -> None:
+        await self._run(lambda s: s.set_teach_off(channel, off, user_id))
 
     async def teach_off(self, channel: str) -> bool:
         return await self._run(lambda s: s.teach_off(channel))

@@ -498,7 +498,9 @@ class Errfix:
         """Per field, why the form cannot be stored yet (empty: it can)."""
         return form_problems(form, self.store.signatures(), own_id=record_id)
 
-    def teach(self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None) -> Record:
+    def teach(
+        self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None, editor: str = ""
+    ) -> Record:
         """Store a confirmed form as a team record and index it before returning, so the next
         paste of the error is answered from it (the rebuild is the store thread's, a second or
         two at the corpus's size; teaching is rare). Raises InvalidInput listing the problems."""
@@ -507,20 +509,20 @@ class Errfix:
             raise InvalidInput("; ".join(f"{k}: {v}" for k, v in problems.items()))
         rid = record_id or self.free_id(record_id_for(form.domain, form.error_line))
         rec = team_record(form, record_id=rid, submitter=submitter, permalink=permalink, today=date.today().isoformat())
-        self.store.add_team_record(rec)
+        self.store.add_team_record(rec, actor=editor or submitter)
         self._build(self.store)
         return rec
 
     def forget(self, record_id: str) -> None:
         """Remove one team record (its votes are kept); the index is rebuilt without it."""
-        self.store.forget(record_id)
+        self.store.forget(record_id, actor=self.actor)
         self.refresh_index()
 
     def team_ids(self) -> set[str]:
         return self.store.team_ids()
 
-    def set_teach_off(self, channel: str, off: bool) -> None:
-        self.store.set_teach_off(channel, off)
+    def set_teach_off(self, channel: str, off: bool, user_id: str) -> None:
+        self.store.set_teach_off(channel, off, actor=user_id)
 
     def teach_off(self, channel: str) -> bool:
         """Whether the channel opted out of "save this?" offers (`/errfix teach off`)."""

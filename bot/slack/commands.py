@@ -54,7 +54,7 @@ def on_errfix(deps: Deps) -> Listener:
             return
         if word in TEACH_SWITCH:  # "save this?" offers after ✅ in this channel (#17)
             channel = str(command.get("channel_id") or "")
-            await deps.errfix.set_teach_off(channel, word == "teach off")
+            await deps.errfix.set_teach_off(channel, word == "teach off", user)
             said = "off: I won't offer" if word == "teach off" else "on: I'll offer"
             await respond(response_type="ephemeral", text=f"Teaching is {said} to save solved threads here.")
             return

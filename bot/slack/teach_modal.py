@@ -217,6 +217,7 @@ async def _save_edit(deps: Deps, client: AsyncWebClient, form: TeachForm, meta: 
             submitter=mark.get("submitted_by", user),
             permalink=mark.get("permalink", ""),
             record_id=meta.record_id,
+            editor=user,
         )
     except InvalidInput as e:
         await client.chat_postEphemeral(channel=meta.channel, user=user, text=f"Not saved: {e}")

@@ -28,6 +28,7 @@ from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
 from bot.core.views import Tally, workaround_key
 from bot.errors import InvalidInput, NotFound, StoreError
+from bot.store import audit
 from bot.store.schema import SCHEMA_VERSION, migrations, unknown_migrations
 
 
@@ -311,11 +312,15 @@ class Store:
         rows = self.db.execute("SELECT id FROM records WHERE json_extract(data, '$.verification_tier') = 'team'")
         return {str(r[0]) for r in rows}
 
-    def add_team_record(self, rec: Record) -> bool:
-        """Store one record the team taught; True when it is new. Matchers rebuild (version bump)."""
-        return bool(self.import_records([rec], origin="team").added)
+    def add_team_record(self, rec: Record, *, actor: str) -> bool:
+        """Store one record the team taught (`actor`: who, for the audit trail); True when it is
+        new. Matchers rebuild (version bump)."""
+        with self.write_transaction():
+            added = bool(self.import_records([rec], origin="team").added)
+            audit.write(self.db, actor=actor, action="teach" if added else "edit-team-record", target=rec.id)
+        return added
 
-    def forget(self, record_id: str) -> None:
+    def forget(self, record_id: str, *, actor: str) -> None:
         """Remove one team record, its workarounds and aliases; its votes stay (`export --votes`).
 
         Raises:
@@ -330,11 +335,13 @@ class Store:
                 raise InvalidInput(f"{record_id} is not a team record: only records taught in Slack can be forgotten")
             self.db.execute("DELETE FROM aliases WHERE record_id = ?", [record_id])
             self.db.execute("DELETE FROM records WHERE id = ?", [record_id])
+            audit.write(self.db, actor=actor, action="forget-record", target=record_id)
             self.bump_version()
 
-    def set_teach_off(self, channel: str, off: bool) -> None:
+    def set_teach_off(self, channel: str, off: bool, *, actor: str) -> None:
         """`/errfix teach off|on`: whether errfix may offer to save solved threads in `channel`."""
         with self.write_transaction():
+            audit.write(self.db, actor=actor, action="teach-off" if off else "teach-on", target=channel)
             if off:
                 self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [f"teach_off:{channel}"])
             else:

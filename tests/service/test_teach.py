@@ -145,6 +145,8 @@ def test_forget_removes_a_team_record_keeps_its_votes_and_refuses_others(svc: Er
     svc.click_vote("C1:2.0", rec.id, svc.view(rec.id).workarounds[0].wkey, "U_BOB", 1)
     svc.forget(rec.id)
     assert not svc.store.has(rec.id)
+    trail = [(e.actor, e.action, e.target) for e in svc.audit() if e.target == rec.id]
+    assert trail == [("errfix", "forget-record", rec.id), ("U_ALICE", "teach", rec.id)]  # newest first
     assert not svc.diagnose(AGAIN).matches or svc.diagnose(AGAIN).matches[0].id != rec.id
     assert [v.record_id for v in svc.export_votes()] == [rec.id]
     with pytest.raises(NotFound):
