@@ -116,3 +116,19 @@ def nudge_blocks(channel: str, thread_ts: str, reply_ts: str) -> list[dict[str, 
         kit.actions("teach", kit.button("Save as errfix record", TEACH_OPEN, value, "primary")),
         kit.context("`/errfix teach off` stops these offers in this channel."),
     ]
+
+
+def team_home_blocks(newest: list[MatchView], helpful: list[MatchView]) -> list[dict[str, Any]]:
+    """The App Home's part about team records: the newest saved and the most helpful (by votes)."""
+    if not newest:
+        return []
+
+    def line(v: MatchView) -> str:
+        up = sum(w.votes_up for w in v.workarounds)
+        return f"• `{kit.escape(v.id)}` {kit.escape(kit.cut(v.record.signature, 120))} · 👍 {up}"
+
+    out = [kit.header("Taught by your team"), kit.section("*Newest:*\n" + "\n".join(line(v) for v in newest))]
+    if helpful:
+        out.append(kit.section("*Most helpful:*\n" + "\n".join(line(v) for v in helpful)))
+    out.append(kit.context("Save a solved thread with *Save as errfix record* in a message's ⋯ menu."))
+    return out

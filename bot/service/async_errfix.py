@@ -252,3 +252,6 @@ class AsyncErrfix:
 
     async def teach_off(self, channel: str) -> bool:
         return await self._run(lambda s: s.teach_off(channel))
+
+    async def team_home(self, limit: int = 5) -> tuple[list[MatchView], list[MatchView]]:
+        return await self._run(lambda s: s.team_home(limit))

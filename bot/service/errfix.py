@@ -521,6 +521,17 @@ class Errfix:
     def team_ids(self) -> set[str]:
         return self.store.team_ids()
 
+    def team_home(self, limit: int = 5) -> tuple[list[MatchView], list[MatchView]]:
+        """(the newest team records, the most helpful: most "worked" votes first, at least one)."""
+        newest = [self.view(rid) for rid in self.store.newest_team_ids(limit)]
+        team = self.store.team_ids()
+        worked: dict[str, int] = {}
+        for (rid, _), tally in self.store.all_tallies().items():
+            if rid in team and tally.up:
+                worked[rid] = worked.get(rid, 0) + tally.up
+        helpful = [self.view(rid) for rid, _ in sorted(worked.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+        return newest, helpful
+
     def set_teach_off(self, channel: str, off: bool, user_id: str) -> None:
         self.store.set_teach_off(channel, off, actor=user_id)
 

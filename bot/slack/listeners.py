@@ -15,6 +15,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.teach_view import team_home_blocks
 from bot.slack import commands, feedback, teach_modal
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
@@ -114,7 +115,12 @@ def on_home(deps: Deps) -> Listener:
             return
         week = await deps.errfix.home()
         summary = kit.HomeSummary(week.top_errors, week.top_fixes, week.unmatched)
-        await client.views_publish(user_id=str(event["user"]), view=kit.home_view(summary))
+        view = kit.home_view(summary)
+        newest, helpful = await deps.errfix.team_home()
+        with_team = view["blocks"] + team_home_blocks(newest, helpful)  # team records (#17), when they fit
+        if kit.fits(with_team, kit.MAX_HOME_BLOCKS):
+            view["blocks"] = with_team
+        await client.views_publish(user_id=str(event["user"]), view=view)
 
     return handle_home
 

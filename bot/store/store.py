@@ -312,6 +312,15 @@ class Store:
         rows = self.db.execute("SELECT id FROM records WHERE json_extract(data, '$.verification_tier') = 'team'")
         return {str(r[0]) for r in rows}
 
+    def newest_team_ids(self, limit: int = 5) -> list[str]:
+        """Team records, most recently saved (or edited) first."""
+        rows = self.db.execute(
+            "SELECT id FROM records WHERE json_extract(data, '$.verification_tier') = 'team' "
+            "ORDER BY imported_at DESC, id LIMIT ?",
+            [limit],
+        )
+        return [str(r[0]) for r in rows]
+
     def add_team_record(self, rec: Record, *, actor: str) -> bool:
         """Store one record the team taught (`actor`: who, for the audit trail); True when it is
         new. Matchers rebuild (version bump)."""

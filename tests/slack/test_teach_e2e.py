@@ -210,3 +210,16 @@ async def test_errfix_edit_reopens_a_team_record_for_its_author_only(
     assert rec.root_cause == "The importer crashed holding its lock."
     assert (rec.model_extra or {})["errfix_team"]["submitted_by"] == ALICE
     assert any("Updated" in e.get("text", "") for e in fake.ephemerals if e["user"] == ALICE)
+
+
+async def test_the_home_tab_lists_the_newest_and_most_helpful_team_records(bot: Bot, fake: FakeSlack) -> None:
+    rid = await save(bot, fake)
+    said = next(m for m in fake.messages(CHANNEL) if "Saved as" in m.get("text", ""))
+    assert await bot.click(said, buttons(said, "errfix_vote_up")[0], user=BOB) == 200
+    await bot.idle()
+    assert await bot.event({"type": "app_home_opened", "user": ALICE, "channel": "D_ALICE", "tab": "home"}) == 200
+    await bot.idle()
+    home = all_text(fake.home_views[ALICE])
+    assert "Taught by your team" in home
+    newest, helpful = home.split("*Newest:*")[1].split("*Most helpful:*")
+    assert f"`{rid}`" in newest and f"`{rid}`" in helpful and "👍 1" in helpful
