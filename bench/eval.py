@@ -90,9 +90,9 @@ CURRENT: Bars = {
         "top3": (">=", 0.90),
         "nulls_answered": ("<=", 0.08),
     },
-    # measured 2026-12-04 (#17): a regex drafted from one paste finds 19/28 other pastes of its
-    # error (0.679) and 0 of 5,757 pastes of other errors and nulls; one pair of slack
-    "draft": {"recall": (">=", 0.64), "false_matches": ("<=", 0)},
+    # measured 2026-12-04 (#17): a regex drafted from one paste finds 20/28 other pastes of its
+    # error (0.714) and 0 of 5,757 pastes of other errors and nulls; one pair of slack
+    "draft": {"recall": (">=", 0.67), "false_matches": ("<=", 0)},
 }
 TARGET: Bars = {
     # issue #15 "Done when": accuracy >= 0.93 with precision >= 0.99 (ml: and no false replies)

@@ -124,8 +124,11 @@ _BOUNDARIES: list[tuple[re.Pattern[str], int]] = [
     # an unpunctuated sentence (V8's `near heap limit Allocation failed`), not a name after `the`
     (re.compile(r"(?<=[a-z0-9'\")])\s+(?=[A-Z][a-z])"), 3),
 ]
-# `X is not a …`: a message that opens with the thing it is about names it (HF's `model is not a local folder`)
-_SUBJECT = re.compile(r"^\S{1,300}(?=\s+(?:is|was|are|does|did|has|could|cannot|can't|must) not\b)")
+# `X is not a …`, `X cannot be …`: a message that opens with the thing it is about names it, and that
+# thing changes (HF's `model is not a local folder`, rustc's `future cannot be sent between threads`)
+_SUBJECT = re.compile(
+    r"^\S{1,300}(?=\s+(?:(?:is|was|are|does|did|has|could|must|may|will) not|cannot|can't|isn't|doesn't|won't)\b)"
+)
 
 
 _BEFORE_NAME = frozenset(["the", "a", "an", "to", "for", "of", "on", "in", "at", "with", "by", "from", "and", "or"])

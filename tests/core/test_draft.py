@@ -57,6 +57,11 @@ def test_a_traceback_gives_its_last_exception_line_and_a_regex_for_the_next_one(
             "2026-02-11T08:00:00Z ERROR: connection to 192.168.1.2:6380 refused after 12 retries",
             "ERROR: connection to 10.0.3.17:6379 timed out",
         ),
+        (  # the thing a message opens with changes; what is wrong with it does not
+            "error[E0599]: widget_pool cannot be borrowed as mutable more than once at a time",
+            "error[E0599]: `Rc<RefCell<Pool>>` cannot be borrowed as mutable more than once at a time",
+            "error[E0599]: widget_pool cannot be borrowed as immutable here",
+        ),
         (  # too few words to generalise: the line is the error, name and all
             "KeyError: 'user_id'",
             "Traceback (most recent call last):\n  File \"x.py\", line 3\nKeyError: 'user_id'",
