@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from bot.core.draft import TeachForm
+from bot.core.draft import TeachForm, team_record
 from bot.core.records import Record
 from bot.errors import InvalidInput, NotFound
 from bot.service.errfix import Errfix
@@ -153,3 +155,15 @@ def test_forget_removes_a_team_record_keeps_its_votes_and_refuses_others(svc: Er
         svc.forget(rec.id)
     with pytest.raises(InvalidInput, match="not a team record"):
         svc.forget(SEED_ID)
+
+
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80).filter(str.strip)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=_text, fix=_text, cause=st.text(max_size=80), how=st.text(max_size=80))
+def test_a_team_record_round_trips_through_its_json(line: str, fix: str, cause: str, how: str) -> None:
+    form = TeachForm(line, "x", fix, cause, how, "general")
+    rec = team_record(form, record_id="team/general/x", submitter="U1", permalink=LINK, today="2026-12-04")
+    again = Record.model_validate(json.loads(json.dumps(rec.to_json())))
+    assert again.to_json() == rec.to_json() and again.unknown_fields() == []
