@@ -59,11 +59,15 @@ def import_(paths: tuple[str, ...], skip_invalid: bool, max_bytes: int, db: str 
 @click.command()
 @click.option("-o", "--output", metavar="FILE", help="file to write (default: stdout)")
 @click.option("--votes", is_flag=True, help="export the raw votes instead of records")
+@click.option("--team", is_flag=True, help="only the records the team taught (verification_tier team)")
 @db_option()
-def export(output: str | None, votes: bool, db: str | None) -> None:
+def export(output: str | None, votes: bool, team: bool, db: str | None) -> None:
     """export records (with learned rates) as JSONL"""
     svc = errfix(db)
     rows = (v.to_json() for v in svc.export_votes()) if votes else svc.export_records()
+    if team:
+        team_ids = svc.team_ids()
+        rows = (row for row in rows if row.get("record_id", row.get("id")) in team_ids)
     if output and output != "-":
         tmp = Path(output + ".tmp")
         with tmp.open("w", encoding="utf-8") as fh:

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 import click
 
-from bot.cli import database, demo, learn, lint, lookup, ops, privacy, serve
+from bot.cli import database, demo, learn, lint, lookup, ops, privacy, serve, team
 from bot.errors import ErrfixError, InvalidRecords
 
 EXIT_BAD_INPUT, EXIT_INTERRUPTED = 2, 130
@@ -55,7 +55,7 @@ def errfix() -> None:
     """Turn a pasted error into the fix that works."""
 
 
-for module in (database, lookup, lint, learn, privacy, serve, ops, demo):
+for module in (database, lookup, lint, learn, privacy, serve, team, ops, demo):
     for command in module.COMMANDS:
         errfix.add_command(command)
 

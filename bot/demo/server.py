@@ -34,6 +34,7 @@ import aiohttp
 from aiohttp import web
 
 from bot.config import Settings
+from bot.core.teach_view import TEACH_SHORTCUT
 from bot.demo.examples import examples
 from bot.fakeslack.events import Delivery, EventsLink
 from bot.fakeslack.web_api import BOT_USER_ID, JSON, FakeSlack, User, channel_type
@@ -76,6 +77,7 @@ class Demo:
         self.url = ""
         self.errfix: AsyncErrfix | None = None
         self.link: EventsLink | None = None
+        self.modal_errors: dict[str, JSON] = {}  # view id → the errors its last submission got
         self._runner: web.AppRunner | None = None
         self._examples = [e.to_json() for e in examples()]
         self._static_version = _static_version()
@@ -141,6 +143,9 @@ class Demo:
             ("action", self.post_action),
             ("reaction", self.post_reaction),
             ("home", self.post_home),
+            ("shortcut", self.post_shortcut),
+            ("submit", self.post_submit),
+            ("close", self.post_close),
         ):
             application.router.add_post(f"/demo/api/{name}", _json_api(handler))
 
@@ -184,7 +189,16 @@ class Demo:
             "messages": messages,
             "ephemerals": mine,
             "home": self.fake.home_views.get(ME.id),
+            "modal": self._my_modal(),
         }
+
+    def _my_modal(self) -> dict[str, Any] | None:
+        """The modal open for me (the newest), with the errors of its last submission."""
+        mine = [v for v in self.fake.views.values() if v.get("user") == ME.id]
+        if not mine:
+            return None
+        view = {k: v for k, v in mine[-1].items() if k != "user"}
+        return {**view, "errors": self.modal_errors.get(str(view["id"]), {})}
 
     def _link(self) -> EventsLink:
         if self.link is None:
@@ -238,6 +252,33 @@ class Demo:
         if delivery is None:
             delivery = await link.react(channel, ME.id, ts, name, add=False)
         return _delivered(delivery) if delivery else {"ok": True}
+
+    async def post_shortcut(self, data: dict[str, Any]) -> dict[str, Any]:
+        """I chose "Save as errfix record" in a message's menu: Slack sends `message_action`."""
+        channel, ts = self._channel(data), _str(data, "ts")
+        if not any(m["ts"] == ts for m in self.fake.messages(channel)):
+            raise BadRequest(f"ts: no message {ts} in {channel}")
+        return _delivered(await self._link().shortcut(channel, ME.id, ts, TEACH_SHORTCUT))
+
+    async def post_submit(self, data: dict[str, Any]) -> dict[str, Any]:
+        """I pressed the modal's Save: Slack sends `view_submission` with what I typed."""
+        view_id = _str(data, "view_id")
+        values = data.get("values")
+        if view_id not in self.fake.views or not isinstance(values, dict):
+            raise BadRequest("view_id: no such open modal, or values missing")
+        try:
+            submitted = await self._link().submit(view_id, ME.id, {str(k): str(v) for k, v in values.items()})
+        except ValueError as e:
+            raise BadRequest(str(e)) from None
+        self.modal_errors[view_id] = submitted.errors or {}
+        self.fake.version += 1  # the page redraws the modal with its errors, or without it
+        return {**_delivered(submitted.delivery), "errors": submitted.errors or {}}
+
+    async def post_close(self, data: dict[str, Any]) -> dict[str, Any]:
+        """I pressed Cancel: the modal closes (errfix is not told; it did not ask to be)."""
+        self.fake.views.pop(_str(data, "view_id"), None)
+        self.fake.version += 1
+        return {"ok": True}
 
     async def post_home(self, data: dict[str, Any]) -> dict[str, Any]:
         """I opened errfix's Home tab: Slack sends `app_home_opened`."""

@@ -23,6 +23,8 @@ MAX_CONTEXT_ELEMENTS = 10
 MAX_ACTIONS_ELEMENTS = 25
 MAX_BUTTON_TEXT, MAX_BUTTON_VALUE, MAX_URL = 75, 2_000, 3_000
 MAX_ID = 255
+MAX_VIEW_TITLE, MAX_LABEL, MAX_PLACEHOLDER, MAX_INPUT = 24, 2_000, 150, 3_000
+MAX_PRIVATE_METADATA = 3_000
 TEXT_TYPES = frozenset({"plain_text", "mrkdwn"})
 BUTTON_STYLES = frozenset({"primary", "danger"})
 
@@ -149,6 +151,40 @@ def _divider(block: JSON, where: str, ids: _Ids) -> None:
     _keys(block, frozenset({"type", "block_id"}), where)
 
 
+def _plain_text_input(el: object, where: str, ids: _Ids) -> None:
+    """The one input element errfix uses in a modal: a plain-text box (maybe multiline)."""
+    if not isinstance(el, dict) or el.get("type") != "plain_text_input":
+        kind = el.get("type") if isinstance(el, dict) else None
+        raise _invalid(f"unsupported element type {kind!r}", f"{where}/type")
+    allowed = {"type", "action_id", "initial_value", "multiline", "placeholder", "min_length", "max_length"}
+    _keys(el, frozenset(allowed | {"focus_on_load", "dispatch_action_config"}), where)
+    _Ids().add("action_id", el.get("action_id"), where)  # unique within its block (it is alone there)
+    longest = el.get("max_length", MAX_INPUT)
+    for key, low in (("min_length", 0), ("max_length", 1)):
+        value = el.get(key)
+        if value is not None and (type(value) is not int or not low <= value <= MAX_INPUT):
+            raise _invalid(f"{key} must be an integer {low}..{MAX_INPUT}", f"{where}/{key}")
+    initial = el.get("initial_value")
+    if initial is not None and (not isinstance(initial, str) or len(initial) > longest):
+        raise _invalid(f"initial_value must be a string of at most {longest} characters", f"{where}/initial_value")
+    for flag in ("multiline", "focus_on_load"):
+        if flag in el and not isinstance(el[flag], bool):
+            raise _invalid(f"{flag} must be a boolean", f"{where}/{flag}")
+    if "placeholder" in el:
+        check_text(el["placeholder"], f"{where}/placeholder", limit=MAX_PLACEHOLDER, types=frozenset({"plain_text"}))
+
+
+def _input(block: JSON, where: str, ids: _Ids) -> None:
+    _keys(block, frozenset({"type", "block_id", "label", "element", "hint", "optional", "dispatch_action"}), where)
+    check_text(block.get("label"), f"{where}/label", limit=MAX_LABEL, types=frozenset({"plain_text"}))
+    if "hint" in block:
+        check_text(block["hint"], f"{where}/hint", limit=MAX_LABEL, types=frozenset({"plain_text"}))
+    for flag in ("optional", "dispatch_action"):
+        if flag in block and not isinstance(block[flag], bool):
+            raise _invalid(f"{flag} must be a boolean", f"{where}/{flag}")
+    _plain_text_input(block.get("element"), f"{where}/element", ids)
+
+
 BLOCKS: dict[str, Callable[[JSON, str, _Ids], None]] = {
     "section": _section,
     "context": _context,
@@ -156,11 +192,50 @@ BLOCKS: dict[str, Callable[[JSON, str, _Ids], None]] = {
     "actions": _actions,
     "divider": _divider,
 }
+VIEW_BLOCKS: dict[str, Callable[[JSON, str, _Ids], None]] = {**BLOCKS, "input": _input}  # inputs: modals only
 
 
-def check_blocks(blocks: object, max_blocks: int = MAX_MESSAGE_BLOCKS) -> None:
+def check_modal(view: object) -> None:
+    """Raise the BlockError Slack gives for a modal `views.open` refuses: its type, title
+    (24 characters), submit and close (24), callback_id (255), private_metadata (3,000), and
+    blocks as in `check_blocks`, where `input` blocks are allowed (a modal with one needs a
+    submit button)."""
+    if not isinstance(view, dict) or view.get("type") != "modal":
+        raise _invalid("view type must be 'modal'", "/view/type")
+    allowed = {"type", "title", "blocks", "close", "submit", "private_metadata", "callback_id", "external_id"}
+    _keys(view, frozenset(allowed | {"clear_on_close", "notify_on_close", "submit_disabled"}), "/view")
+    check_text(view.get("title"), "/view/title", limit=MAX_VIEW_TITLE, types=frozenset({"plain_text"}))
+    for key in ("submit", "close"):
+        if key in view:
+            check_text(view[key], f"/view/{key}", limit=MAX_VIEW_TITLE, types=frozenset({"plain_text"}))
+    for key, limit in (("callback_id", MAX_ID), ("private_metadata", MAX_PRIVATE_METADATA), ("external_id", MAX_ID)):
+        value = view.get(key)
+        if value is not None and (not isinstance(value, str) or len(value) > limit):
+            raise _invalid(f"{key} must be a string of at most {limit} characters", f"/view/{key}")
+    blocks = view.get("blocks")
+    check_blocks(blocks, MAX_VIEW_BLOCKS, kinds=VIEW_BLOCKS)
+    assert isinstance(blocks, list)
+    if any(b.get("type") == "input" for b in blocks) and "submit" not in view:
+        raise _invalid("a view with input blocks must have a submit button", "/view/submit")
+
+
+def input_ids(view: JSON) -> dict[str, str]:
+    """block_id → action_id of a modal's input blocks (what a submission's state holds)."""
+    return {
+        str(b.get("block_id")): str(b["element"].get("action_id"))
+        for b in view.get("blocks", [])
+        if b.get("type") == "input"
+    }
+
+
+def check_blocks(
+    blocks: object,
+    max_blocks: int = MAX_MESSAGE_BLOCKS,
+    *,
+    kinds: dict[str, Callable[[JSON, str, _Ids], None]] = BLOCKS,
+) -> None:
     """Raise the BlockError Slack gives for a `blocks` array it refuses (50 blocks in a
-    message, 100 in a view)."""
+    message, 100 in a view; `kinds`: the block types the surface takes)."""
     if not isinstance(blocks, list) or not all(isinstance(b, dict) for b in blocks):
         raise BlockError("invalid_blocks_format")
     if len(blocks) > max_blocks:
@@ -168,10 +243,10 @@ def check_blocks(blocks: object, max_blocks: int = MAX_MESSAGE_BLOCKS) -> None:
     ids = _Ids()
     for index, block in enumerate(blocks):
         where = f"/blocks/{index}"
-        check = BLOCKS.get(str(block.get("type")))
+        check = kinds.get(str(block.get("type")))
         if check is None:
             raise _invalid(f"unsupported type {block.get('type')!r}", f"{where}/type")
         ids.add("block_id", block.get("block_id"), where)
         check(block, where, ids)
-    if len(json.dumps(blocks, ensure_ascii=False)) > MAX_BLOCKS_JSON:
+    if kinds is BLOCKS and len(json.dumps(blocks, ensure_ascii=False)) > MAX_BLOCKS_JSON:
         raise BlockError("msg_blocks_too_long")

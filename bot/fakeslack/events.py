@@ -236,7 +236,7 @@ class EventsLink:
             "text": text,
             "api_app_id": APP_ID,
             "response_url": response_url,
-            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+            "trigger_id": self.fake.trigger_for(user),  # `/errfix edit ID` opens a modal with it
         }
         delivery = await self.send(urlencode(form), "application/x-www-form-urlencoded")
         if delivery.ok and delivery.body.strip():
@@ -270,7 +270,7 @@ class EventsLink:
             "api_app_id": APP_ID,
             "team": {"id": TEAM_ID},
             "channel": {"id": channel},
-            "trigger_id": f"trigger.{uuid.uuid4().hex[:8]}",
+            "trigger_id": self.fake.trigger_for(user),  # a button press may open a modal (3 s, once)
             "container": {
                 "type": "message",
                 "message_ts": message_ts,
@@ -308,3 +308,42 @@ class EventsLink:
         if item_user:
             event["item_user"] = item_user
         return await self.event(event)
+
+    async def shortcut(self, channel: str, user: str, message_ts: str, callback_id: str) -> Delivery:
+        """A person uses a message shortcut (the message's ⋯ menu) on message `message_ts`: a
+        signed `message_action` payload with the message, a fresh trigger_id (3 s, once) and a
+        response_url."""
+        key = f"sc-{uuid.uuid4().hex}"
+        response_url = self.fake.response_url_for(key, channel=channel, user=user)
+        payload: JSON = {
+            "type": "message_action",
+            "token": "legacy",
+            "action_ts": str(time.time()),
+            "team": {"id": TEAM_ID, "domain": "fake"},
+            "user": {"id": user, "name": self.fake.users[user].name or user, "team_id": TEAM_ID},
+            "channel": {"id": channel, "name": channel.lower()},
+            "is_enterprise_install": False,
+            "callback_id": callback_id,
+            "trigger_id": self.fake.trigger_for(user),
+            "response_url": response_url,
+            "message_ts": message_ts,
+            "message": {**self.fake.message(channel, message_ts), "type": "message"},
+        }
+        return await self.send(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+
+    async def submit(self, view_id: str, user: str, values: dict[str, str] | None = None) -> Submitted:
+        """A person presses the submit button of open modal `view_id`, having typed `values`
+        (block_id → text; other inputs keep their initial values): a signed `view_submission`.
+        The app's answer is applied as Slack applies it (`FakeSlack.answer_submission`)."""
+        payload = self.fake.submission(view_id, user, values or {})
+        delivery = await self.send(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+        errors = self.fake.answer_submission(view_id, delivery.body) if delivery.ok else None
+        return Submitted(delivery, errors)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A modal's submission: the delivery, and the per-input errors that kept it open (or None)."""
+
+    delivery: Delivery
+    errors: JSON | None

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
-from bot.fakeslack.blocks_check import MAX_VIEW_BLOCKS, BlockError, check_blocks
+from bot.fakeslack.blocks_check import MAX_VIEW_BLOCKS, BlockError, check_blocks, check_modal, input_ids
 
 JSON = dict[str, Any]
 Reply = tuple[int, dict[str, str], JSON]
@@ -41,6 +41,7 @@ MANIFEST = Path(__file__).resolve().parents[2] / "deploy" / "slack-manifest.yml"
 KEPT_HEADERS = ("Authorization", "Content-Type", "User-Agent")
 MAX_TEXT = 40_000
 MAX_RESPONSE_URL_USES, RESPONSE_URL_TTL = 5, 30 * 60.0
+MAX_ERROR_TEXT = 2_000  # a response_action errors message, per input
 ENVELOPE_TYPES = ("events_api", "slash_commands", "interactive")
 # the bot scope each Web API method needs ("" none); conversations.* need the history scope of
 # the channel's type, see HISTORY_SCOPES
@@ -56,6 +57,9 @@ METHOD_SCOPES = {
     "users.info": "users:read",
     "files.info": "files:read",
     "views.publish": "",
+    "views.open": "",
+    "views.update": "",
+    "chat.getPermalink": "",
 }
 HISTORY_METHODS = frozenset({"conversations.replies", "conversations.history"})
 HISTORY_SCOPES = {"channel": "channels:history", "group": "groups:history", "im": "im:history", "mpim": "mpim:history"}
@@ -69,9 +73,12 @@ CHANGING_METHODS = frozenset(
         "reactions.add",
         "reactions.remove",
         "views.publish",
+        "views.open",
+        "views.update",
         "response_url",
     }
 )
+TRIGGER_TTL = 3.0  # seconds a trigger_id (a shortcut, a button press) may be used to open a modal
 RATE_LIMITED_METHODS = frozenset({"chat.postMessage"})  # counted per channel
 SNIPPET_PREVIEW_LINES = 5
 
@@ -132,6 +139,7 @@ class User:
     name: str = ""
     locale: str = "en-US"
     is_bot: bool = False
+    is_admin: bool = False
 
 
 @dataclass(frozen=True)
@@ -333,6 +341,9 @@ class FakeSlack:
             "conversations.replies": self._replies,
             "conversations.history": self._history,
             "views.publish": self._views_publish,
+            "views.open": self._views_open,
+            "views.update": self._views_update,
+            "chat.getPermalink": self._permalink,
         }
         self.reset()
 
@@ -352,6 +363,10 @@ class FakeSlack:
         self._targets: dict[str, _ResponseTarget] = {}
         self._buckets: dict[str, _Bucket] = {}
         self.files: dict[str, JSON] = {}  # id → the file as files.info shows it, with its content
+        self.views: dict[str, JSON] = {}  # modals open now, by view id (closed ones are removed)
+        self._triggers: dict[str, tuple[str, float]] = {}  # trigger_id → (user, issued at), unused ones
+        self._used_triggers: set[str] = set()
+        self._view_ids = itertools.count(1)
         self.version += 1
 
     def app(self) -> web.Application:
@@ -922,6 +937,7 @@ class FakeSlack:
             "name": name,
             "real_name": name,
             "is_bot": user.is_bot,
+            "is_admin": user.is_admin,
             "deleted": False,
         }
         if _truthy(params.get("include_locale")):
@@ -990,6 +1006,119 @@ class FakeSlack:
             return web.Response(body=data, headers=headers)
         headers["Content-Range"] = f"bytes {start}-{end - 1}/{len(data)}"
         return web.Response(status=206, body=data[start:end], headers=headers)
+
+    # ---- modals ---------------------------------------------------------------------------
+
+    def trigger_for(self, user: str) -> str:
+        """A trigger_id for something `user` just did (a shortcut, a button): good once, for
+        TRIGGER_TTL seconds of `timer`."""
+        trigger = f"{next(self._ts)}.{uuid.uuid4().hex[:12]}"
+        self._triggers[trigger] = (user, self.timer())
+        return trigger
+
+    def _views_open(self, params: JSON) -> JSON:
+        """Open a modal: a fresh, unused trigger_id (3 s, once) and a view Slack accepts."""
+        trigger = str(params.get("trigger_id") or "")
+        if not trigger:
+            raise SlackError("invalid_arguments", "missing required field: trigger_id")
+        issued = self._triggers.pop(trigger, None)
+        if issued is None:
+            raise SlackError("trigger_exchanged" if trigger in self._used_triggers else "invalid_trigger_id")
+        self._used_triggers.add(trigger)
+        user, at = issued
+        if self.timer() - at > TRIGGER_TTL:
+            raise SlackError("expired_trigger_id")
+        view = _json_arg(params, "view", "invalid_arguments")
+        try:
+            check_modal(view)
+        except BlockError as error:
+            raise SlackError("invalid_arguments", error.detail or error.code) from None
+        view_id = f"V{next(self._view_ids):08d}"
+        self.views[view_id] = {"id": view_id, "team_id": TEAM_ID, "user": user, **view, "state": {"values": {}}}
+        return {"view": copy.deepcopy(self.views[view_id])}
+
+    def _views_update(self, params: JSON) -> JSON:
+        view_id = str(params.get("view_id") or "")
+        if view_id not in self.views:
+            raise SlackError("not_found")
+        view = _json_arg(params, "view", "invalid_arguments")
+        try:
+            check_modal(view)
+        except BlockError as error:
+            raise SlackError("invalid_arguments", error.detail or error.code) from None
+        self.views[view_id] = {**self.views[view_id], **view}
+        return {"view": copy.deepcopy(self.views[view_id])}
+
+    def submission(self, view_id: str, user: str, values: dict[str, str]) -> JSON:
+        """The `view_submission` payload Slack sends when `user` presses the modal's submit
+        button with `values` (block_id → text typed) in its inputs; every input not given keeps
+        its initial value. ValueError for a view that is not open or a block that is no input."""
+        view = self.views.get(view_id)
+        if view is None:
+            raise ValueError(f"no open view {view_id}")
+        if view["user"] != user:
+            raise ValueError(f"view {view_id} is open for {view['user']}, not {user}")
+        inputs = input_ids(view)
+        unknown = sorted(set(values) - set(inputs))
+        if unknown:
+            raise ValueError(f"not input blocks of {view_id}: {unknown}")
+        initial = {
+            str(b["block_id"]): b["element"].get("initial_value")
+            for b in view.get("blocks", [])
+            if b.get("type") == "input"
+        }
+        state: JSON = {}
+        for block_id, action_id in inputs.items():
+            value = values.get(block_id, initial.get(block_id))
+            state[block_id] = {action_id: {"type": "plain_text_input", "value": value or None}}
+        shown = {k: copy.deepcopy(v) for k, v in view.items() if k != "user"}
+        shown["state"] = {"values": state}
+        return {
+            "type": "view_submission",
+            "team": {"id": TEAM_ID, "domain": "fake"},
+            "user": {"id": user, "team_id": TEAM_ID},
+            "api_app_id": APP_ID,
+            "trigger_id": self.trigger_for(user),
+            "view": shown,
+            "response_urls": [],
+        }
+
+    def answer_submission(self, view_id: str, body: str) -> JSON | None:
+        """What the app answered a submission with, applied as Slack applies it: an empty body
+        or `clear` closes the modal; `errors` (block_id → message, each an input of the view)
+        keeps it open and is returned; anything else Slack shows as an error (a warning here)."""
+        view = self.views.get(view_id)
+        parsed: Any = {}
+        if body.strip():
+            try:
+                parsed = json.loads(body)
+            except json.JSONDecodeError:
+                parsed = None
+        if not isinstance(parsed, dict) or parsed.get("response_action") not in (None, "clear", "errors"):
+            self.warnings.append(f"view_submission answered with {body[:200]!r}")
+            return None
+        if parsed.get("response_action") == "errors":
+            errors = parsed.get("errors")
+            inputs = input_ids(view or {})
+            if not isinstance(errors, dict) or not errors or not set(errors) <= set(inputs):
+                self.warnings.append(f"response_action errors for blocks that are no inputs: {errors!r}")
+                return None
+            if not all(isinstance(m, str) and 0 < len(m) <= MAX_ERROR_TEXT for m in errors.values()):
+                self.warnings.append(f"response_action errors with empty or over-long messages: {errors!r}")
+                return None
+            return errors
+        self.views.pop(view_id, None)
+        self.version += 1
+        return None
+
+    def _permalink(self, params: JSON) -> JSON:
+        channel = self._channel(params, member=False)
+        message = self._message(channel, params.get("message_ts"))
+        root = message.get("thread_ts")
+        link = f"https://fake.slack.com/archives/{channel}/p{str(message['ts']).replace('.', '')}"
+        if root and root != message["ts"]:
+            link += f"?thread_ts={root}&cid={channel}"
+        return {"channel": channel, "permalink": link}
 
     def _views_publish(self, params: JSON) -> JSON:
         user = self._user(params.get("user_id")).id

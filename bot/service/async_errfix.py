@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, TypeVar
 
+from bot.core.draft import Draft, TeachForm
 from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView
@@ -237,3 +238,27 @@ class AsyncErrfix:
 
     async def sync_apply(self, fetched: Fetched, records: list[Record]) -> SyncReport:
         return await self._run(lambda s: s.sync_apply(fetched, records))
+
+    # ---- teaching (#17) -------------------------------------------------------------------
+
+    async def draft(self, text: str, fix: str = "") -> Draft | None:
+        return await self._run(lambda s: s.draft(text, fix))
+
+    async def teach_problems(self, form: TeachForm, record_id: str | None = None) -> dict[str, str]:
+        return await self._run(lambda s: s.teach_problems(form, record_id))
+
+    async def teach(
+        self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None, editor: str = ""
+    ) -> Record:
+        return await self._run(
+            lambda s: s.teach(form, submitter=submitter, permalink=permalink, record_id=record_id, editor=editor)
+        )
+
+    async def set_teach_off(self, channel: str, off: bool, user_id: str) -> None:
+        await self._run(lambda s: s.set_teach_off(channel, off, user_id))
+
+    async def teach_off(self, channel: str) -> bool:
+        return await self._run(lambda s: s.teach_off(channel))
+
+    async def team_home(self, limit: int = 5) -> tuple[list[MatchView], list[MatchView]]:
+        return await self._run(lambda s: s.team_home(limit))

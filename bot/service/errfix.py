@@ -23,20 +23,23 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.core.draft import Draft, TeachForm, draft, team_record
+from bot.core.draft import record_id as record_id_for
 from bot.core.extract import Extracted, extract
 from bot.core.fold import updated_record
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
-from bot.errors import NotFound
+from bot.errors import InvalidInput, NotFound
 from bot.service import index_cache
 from bot.service.index_cache import IndexKey
 from bot.service.observer import Observer, Quiet, VoteCast
+from bot.service.teach import form_problems
 from bot.store import audit, open_store
 from bot.store.audit import Entry
 from bot.store.files import DEFAULT_MAX_BYTES, LoadResult
@@ -483,3 +486,78 @@ class Errfix:
         report = self.upstreams.apply(fetched, records, actor=self.actor)
         self.refresh_index()
         return report
+
+    # ---- teaching (#17): team records from solved threads ---------------------------------
+
+    def draft(self, text: str, fix: str = "") -> Draft | None:
+        """The record the teach modal is prefilled with for a paste (None: no error line in it).
+
+        The domain is the nearest known record's when the matcher has a candidate for the paste,
+        else guessed from its words; the id is made unique in this store.
+        """
+        matched = self.match_paste(self.matcher, text, limit=1)
+        hint = None
+        if matched.candidates and self.store.has(matched.candidates[0].id):
+            hint = self.store.get(matched.candidates[0].id).domain or None
+        found = draft(text, fix=fix, domain_hint=hint)
+        if found is None:
+            return None
+        return replace(found, id=self.free_id(found.id))
+
+    def free_id(self, wanted: str) -> str:
+        """`wanted`, or `wanted-2`, `-3`…: the first id no record has."""
+        rid, n = wanted, 1
+        while self.store.has(rid):
+            n += 1
+            rid = f"{wanted}-{n}"
+        return rid
+
+    def teach_problems(self, form: TeachForm, record_id: str | None = None) -> dict[str, str]:
+        """Per field, why the form cannot be stored yet (empty: it can)."""
+        return form_problems(form, self.store.signatures(), own_id=record_id)
+
+    def teach(
+        self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None, editor: str = ""
+    ) -> Record:
+        """Store a confirmed form as a team record and index it before returning, so the next
+        paste of the error is answered from it (the rebuild is the store thread's, a second or
+        two at the corpus's size; teaching is rare). Raises InvalidInput listing the problems."""
+        problems = self.teach_problems(form, record_id)
+        if problems:
+            raise InvalidInput("; ".join(f"{k}: {v}" for k, v in problems.items()))
+        rid = record_id or self.free_id(record_id_for(form.domain, form.error_line))
+        rec = team_record(form, record_id=rid, submitter=submitter, permalink=permalink, today=date.today().isoformat())
+        self.store.add_team_record(rec, actor=editor or submitter)
+        self._build(self.store)
+        return rec
+
+    def forget(self, record_id: str) -> None:
+        """Remove one team record (its votes are kept); the index is rebuilt without it."""
+        self.store.forget(record_id, actor=self.actor)
+        self.refresh_index()
+
+    def team_ids(self) -> set[str]:
+        return self.store.team_ids()
+
+    def team_home(self, limit: int = 5) -> tuple[list[MatchView], list[MatchView]]:
+        """(the newest team records, the most helpful: most "worked" votes first, at least one)."""
+        newest = [self.view(rid) for rid in self.store.newest_team_ids(limit)]
+        team = self.store.team_ids()
+        worked: dict[str, int] = {}
+        for (rid, _), tally in self.store.all_tallies().items():
+            if rid in team and tally.up:
+                worked[rid] = worked.get(rid, 0) + tally.up
+        helpful = [self.view(rid) for rid, _ in sorted(worked.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+        return newest, helpful
+
+    def set_teach_off(self, channel: str, off: bool, user_id: str) -> None:
+        self.store.set_teach_off(channel, off, actor=user_id)
+
+    def teach_off(self, channel: str) -> bool:
+        """Whether the channel opted out of "save this?" offers (`/errfix teach off`)."""
+        return self.store.teach_off(channel)
+
+    def export_team_records(self) -> Iterator[dict[str, Any]]:
+        """`export_records`, team records only (`errfix export --team`)."""
+        team = self.store.team_ids()
+        return (row for row in self.export_records() if row["id"] in team)

@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.extract import extract
 from bot.core.messages import language, t
+from bot.slack import teach_modal
 from bot.slack.deps import Deps, Listener
 from bot.slack.feedback import value_of
 
@@ -23,6 +24,9 @@ async def _learn_line(deps: Deps, text: str, user: str) -> str | None:
     if ex.is_error and ex.lines:
         return ex.lines[0].raw
     return await deps.errfix.last_rejected_line(user)
+
+
+TEACH_SWITCH = frozenset({"teach off", "teach on"})
 
 
 def on_errfix(deps: Deps) -> Listener:
@@ -38,6 +42,24 @@ def on_errfix(deps: Deps) -> Listener:
         if word in HELP_WORDS:
             usage = kit.usage(locale)
             await respond(response_type="ephemeral", text=kit.escape(usage), blocks=kit.usage_blocks(locale))
+            return
+        if word.startswith("edit ") and len(text.split()) == 2:  # reopen a team record's modal (#17)
+            why = await teach_modal.open_edit(
+                deps,
+                client,
+                trigger_id=str(command.get("trigger_id") or ""),
+                channel=str(command.get("channel_id") or ""),
+                user=user,
+                record_id=text.split()[1],
+            )
+            if why:
+                await respond(response_type="ephemeral", text=why)
+            return
+        if word in TEACH_SWITCH:  # "save this?" offers after ✅ in this channel (#17)
+            channel = str(command.get("channel_id") or "")
+            await deps.errfix.set_teach_off(channel, word == "teach off", user)
+            said = "off: I won't offer" if word == "teach off" else "on: I'll offer"
+            await respond(response_type="ephemeral", text=f"Teaching is {said} to save solved threads here.")
             return
         if word == "stats":
             stats, week = await deps.errfix.stats(), await deps.errfix.week()

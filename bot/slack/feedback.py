@@ -19,10 +19,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.messages import language, t
 from bot.errors import NotFound
+from bot.slack import teach_modal
 from bot.slack.answers import refresh_reply, reply_key
 from bot.slack.deps import Deps, Listener
 from bot.slack.owed import JOB_KEY
 
+TEACH_NUDGE_REACTIONS = frozenset({"white_check_mark", "heavy_check_mark"})  # "this fixed it", on a reply
 REACTIONS = {"+1": 1, "thumbsup": 1, "white_check_mark": 1, "heavy_check_mark": 1, "-1": -1, "thumbsdown": -1, "x": -1}
 
 
@@ -77,9 +79,12 @@ def on_reaction(deps: Deps) -> Listener:
             return
         channel, ts = str(item.get("channel", "")), str(item.get("ts", ""))
         reply = await deps.errfix.reply(channel, ts)
+        added = event.get("type") == "reaction_added"
+        if reply is None and added and str(event.get("reaction", "")).split("::")[0] in TEACH_NUDGE_REACTIONS:
+            await teach_modal.nudge(deps, client, channel=channel, ts=ts, user=user)  # ✅ on a fix in a thread (#17)
+            return
         if reply is None or reply.rejected_by or (await deps.users.get(client, user)).is_bot:
             return
-        added = event.get("type") == "reaction_added"
         if await deps.errfix.reaction_vote(reply_key(channel, ts), reply.record_id, user, value, added):
             await refresh_reply(deps, client, channel, ts)
 

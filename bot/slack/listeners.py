@@ -17,7 +17,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.messages import language, t
-from bot.slack import commands, feedback
+from bot.core.teach_view import team_home_blocks
+from bot.slack import commands, feedback, teach_modal
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
@@ -129,7 +130,12 @@ def on_home(deps: Deps) -> Listener:
         summary = kit.HomeSummary(week.top_errors, week.top_fixes, week.unmatched)
         user = str(event["user"])
         locale = (await deps.users.get(client, user)).locale
-        await client.views_publish(user_id=user, view=kit.home_view(summary, locale))
+        view = kit.home_view(summary, locale)
+        newest, helpful = await deps.errfix.team_home()
+        with_team = view["blocks"] + team_home_blocks(newest, helpful)  # team records (#17), when they fit
+        if kit.fits(with_team, kit.MAX_HOME_BLOCKS):
+            view["blocks"] = with_team
+        await client.views_publish(user_id=user, view=view)
 
     return handle_home
 
@@ -142,6 +148,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
     """Every listener, each wrapped so `deps.activity` knows when work is in flight; those of
     events whose work is owed (`bot.slack.owed`) also finish their job when they return."""
     track, owed = deps.activity.track, deps.jobs.completing
+    teach_modal.register(app, deps)  # "Save as errfix record" (#17)
     app.command("/errfix")(track(commands.on_errfix(deps)))
     app.action(re.compile(rf"^(?:{kit.VOTE_UP}|{kit.VOTE_DOWN}):"))(track(owed(feedback.on_vote_button(deps))))
     app.action(kit.NOT_THIS)(track(owed(feedback.on_not_this(deps))))

@@ -27,7 +27,8 @@ from bot.core.cjk import cjk_split
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
 from bot.core.views import Tally, workaround_key
-from bot.errors import NotFound, StoreError
+from bot.errors import InvalidInput, NotFound, StoreError
+from bot.store import audit
 from bot.store.schema import SCHEMA_VERSION, migrations, unknown_migrations
 
 
@@ -221,8 +222,8 @@ class Store:
                     continue
                 (summary.changed if old else summary.added).append(rec.id)
                 self._write_record(rec, data, digest, origin, stamp)
-            if replace_all:
-                for rid in sorted(set(existing) - incoming):
+            if replace_all:  # a team's own records are not upstream's to remove
+                for rid in sorted(set(existing) - incoming - self.team_ids()):
                     self.db.execute("DELETE FROM records WHERE id = ?", [rid])
                     self.db.execute("DELETE FROM aliases WHERE record_id = ? AND origin = 'record'", [rid])
                     summary.removed.append(rid)
@@ -301,6 +302,62 @@ class Store:
     def ids_with_origin(self, origin: str) -> set[str]:
         """Records that came in by `origin` ('seed', 'import', 'sync')."""
         return {str(r[0]) for r in self.db.execute("SELECT id FROM records WHERE origin = ?", [origin])}
+
+    def signatures(self) -> list[tuple[str, str]]:
+        """(id, signature) of every record: what a team record's regex must not be broad enough to match."""
+        return [(str(r), str(s)) for r, s in self.db.execute("SELECT id, signature FROM records ORDER BY id")]
+
+    def team_ids(self) -> set[str]:
+        """Records the team taught (verification_tier `team`), however they came in (#17)."""
+        rows = self.db.execute("SELECT id FROM records WHERE json_extract(data, '$.verification_tier') = 'team'")
+        return {str(r[0]) for r in rows}
+
+    def newest_team_ids(self, limit: int = 5) -> list[str]:
+        """Team records, most recently saved (or edited) first."""
+        rows = self.db.execute(
+            "SELECT id FROM records WHERE json_extract(data, '$.verification_tier') = 'team' "
+            "ORDER BY imported_at DESC, id LIMIT ?",
+            [limit],
+        )
+        return [str(r[0]) for r in rows]
+
+    def add_team_record(self, rec: Record, *, actor: str) -> bool:
+        """Store one record the team taught (`actor`: who, for the audit trail); True when it is
+        new. Matchers rebuild (version bump)."""
+        with self.write_transaction():
+            added = bool(self.import_records([rec], origin="team").added)
+            audit.write(self.db, actor=actor, action="teach" if added else "edit-team-record", target=rec.id)
+        return added
+
+    def forget(self, record_id: str, *, actor: str) -> None:
+        """Remove one team record, its workarounds and aliases; its votes stay (`export --votes`).
+
+        Raises:
+            NotFound: no such record.
+            InvalidInput: the record is not a team record (bundled and imported ones come back on
+                the next import or sync; remove them at their source).
+        """
+        with self.write_transaction():
+            if not self.has(record_id):
+                raise NotFound(f"no record with id {record_id!r}")
+            if record_id not in self.team_ids():
+                raise InvalidInput(f"{record_id} is not a team record: only records taught in Slack can be forgotten")
+            self.db.execute("DELETE FROM aliases WHERE record_id = ?", [record_id])
+            self.db.execute("DELETE FROM records WHERE id = ?", [record_id])
+            audit.write(self.db, actor=actor, action="forget-record", target=record_id)
+            self.bump_version()
+
+    def set_teach_off(self, channel: str, off: bool, *, actor: str) -> None:
+        """`/errfix teach off|on`: whether errfix may offer to save solved threads in `channel`."""
+        with self.write_transaction():
+            audit.write(self.db, actor=actor, action="teach-off" if off else "teach-on", target=channel)
+            if off:
+                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [f"teach_off:{channel}"])
+            else:
+                self.db.execute("DELETE FROM meta WHERE key = ?", [f"teach_off:{channel}"])
+
+    def teach_off(self, channel: str) -> bool:
+        return self.db.execute("SELECT 1 FROM meta WHERE key = ?", [f"teach_off:{channel}"]).fetchone() is not None
 
     def seed_ids(self) -> frozenset[str]:
         """Records that came from the bundled seeds (not imported by the team)."""

@@ -19,6 +19,7 @@ def test_the_documented_commands_exist() -> None:
     assert set(COMMANDS) == {
         "import", "export", "match", "search", "show", "stats", "lint", "learned", "unlearn",
         "serve", "sync", "backup", "restore", "doctor", "demo", "forget-user", "forget-channel", "audit",
+        "draft", "forget",
     }  # fmt: skip
 
 

@@ -291,3 +291,56 @@ def test_the_demo_serves_nothing_but_its_files(demo: RunningDemo) -> None:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(demo.url + path, timeout=10)
         assert refused.value.code in (403, 404, 405), path
+
+
+TEACH_PASTE = (
+    "Traceback (most recent call last):\n"
+    '  File "/srv/etl/run.py", line 88, in <module>\n'
+    "QuarryLockError: shard 17 of /data/quarry/2026-01.qdb is held by pid 4412"
+)
+TEACH_AGAIN = "QuarryLockError: shard 3 of /mnt/q/march.qdb is held by pid 91"
+
+
+def test_save_as_errfix_record_from_a_messages_menu(page: Page, demo: RunningDemo, tmp_path: Path) -> None:
+    """#17 in the page: paste, reply with the fix, ⋯ → Save as errfix record, a refused regex,
+    Save, "Saved as" in the thread, and the next paste of the error answered from the record."""
+    send(page, TEACH_PASTE)
+    mine = page.locator("#channel-messages .msg.person").filter(has_text="QuarryLockError: shard 17").last
+    expect(mine).to_be_visible(timeout=WAIT_MS)
+    mine.hover()
+    mine.get_by_role("button", name="Reply in thread").click()
+    send(page, "Kill the stale importer, then `quarry unlock --force`", box="#thread-input")
+    reply = page.locator("#thread-pane .msg.person").filter(has_text="Kill the stale importer").last
+    expect(reply).to_be_visible(timeout=WAIT_MS)
+    reply.hover()
+    reply.get_by_role("button", name="More actions").click()
+    reply.get_by_role("menuitem", name="Save as errfix record").click()
+
+    modal = page.get_by_role("dialog", name="Save as errfix record")
+    expect(modal).to_be_visible(timeout=WAIT_MS)
+    expect(modal.locator('textarea[data-block="error_line"]')).to_have_value(re.compile("^QuarryLockError: shard 17"))
+    expect(modal.locator('textarea[data-block="how"]')).to_have_value("quarry unlock --force")
+    regex = modal.locator('textarea[data-block="regex"]')
+    drafted = regex.input_value()
+    regex.fill("(unclosed")
+    modal.get_by_role("button", name="Save").click()
+    expect(modal.locator(".modal-error")).to_contain_text("RE2", timeout=WAIT_MS)
+    regex.fill(drafted)
+    modal.locator('textarea[data-block="root_cause"]').fill("A crashed importer leaves its lock behind.")
+    page.screenshot(path=str(tmp_path / "teach-modal.png"))
+    modal.get_by_role("button", name="Save").click()
+    expect(modal).to_have_count(0, timeout=WAIT_MS)
+    saved = page.locator("#thread-pane .msg.bot").filter(has_text="Saved as")
+    expect(saved).to_contain_text("I'll answer this error from now on", timeout=WAIT_MS)
+    if os.environ.get("ERRFIX_SCREENSHOTS"):  # README's pictures: ERRFIX_SCREENSHOTS=docs pytest -k save_as
+        Path(os.environ["ERRFIX_SCREENSHOTS"]).mkdir(exist_ok=True)
+        (Path(os.environ["ERRFIX_SCREENSHOTS"]) / "teach-modal.png").write_bytes(
+            (tmp_path / "teach-modal.png").read_bytes()
+        )
+        page.screenshot(path=str(Path(os.environ["ERRFIX_SCREENSHOTS"]) / "teach-saved.png"))
+
+    page.locator("#thread-close").click()
+    send(page, TEACH_AGAIN)
+    again = page.locator("#channel-messages .msg.person").filter(has_text="shard 3 of").last
+    expect(again.locator(".reply-count")).to_have_text("1 reply", timeout=WAIT_MS)
+    expect(page.locator("#thread-pane .msg.bot").first).to_contain_text("team/", timeout=WAIT_MS)

@@ -80,7 +80,19 @@ def test_the_code_calls_these_web_api_methods() -> None:
         "users.info",
         "views.publish",
         "files.info",
+        "views.open",  # the teach modal (#17)
+        "chat.getPermalink",  # the thread a team record was taught in, for its sources
     }
+
+
+def test_the_manifest_declares_the_teach_shortcut_the_app_listens_for() -> None:
+    text = MANIFEST.read_text(encoding="utf-8")
+    block = text.split("  shortcuts:\n", 1)[1].split("\noauth_config:", 1)[0]
+    assert "type: message" in block and "name: Save as errfix record" in block
+    declared = set(re.findall(r"callback_id: (\w+)", block))
+    assert declared == {"errfix_teach"}
+    code = "\n".join(sources().values())
+    assert 'TEACH_SHORTCUT = "errfix_teach"' in code and "app.shortcut(TEACH_SHORTCUT)" in code
 
 
 def test_manifest_events_are_the_events_the_app_listens_to() -> None:

@@ -405,6 +405,7 @@
         b.addEventListener("click", () => react(m.channel, m.ts, name));
         tools.append(b);
       }
+      tools.append(messageMenu(m));
       if (!item.inThread) {
         const reply = el("button", "tool", "💬");
         reply.type = "button";
@@ -425,6 +426,89 @@
     }
     node.append(row);
     return node;
+  }
+
+  // ---- the message menu and errfix's modal (#17: Save as errfix record) ------------------------
+
+  function messageMenu(m) {
+    const wrapper = el("span", "menu-wrap");
+    const more = el("button", "tool", "⋯");
+    more.type = "button";
+    more.title = "More actions";
+    more.setAttribute("aria-label", "More actions");
+    more.setAttribute("aria-haspopup", "menu");
+    const menu = el("div", "msg-menu");
+    menu.setAttribute("role", "menu");
+    menu.hidden = true;
+    const save = el("button", "menu-item", "Save as errfix record");
+    save.type = "button";
+    save.setAttribute("role", "menuitem");
+    save.addEventListener("click", () => {
+      menu.hidden = true;
+      post("/demo/api/shortcut", { channel: m.channel, ts: m.ts });
+    });
+    menu.append(save);
+    more.addEventListener("click", () => {
+      menu.hidden = !menu.hidden;
+    });
+    wrapper.append(more, menu);
+    return wrapper;
+  }
+
+  // The modal is drawn once per view (and again when its errors change), so what I type survives
+  // the page's redraws.
+  function renderModal(modal) {
+    const root = $("modal-root");
+    if (!modal) {
+      root.hidden = true;
+      root.replaceChildren();
+      root.dataset.key = "";
+      return;
+    }
+    const key = `${modal.id}/${JSON.stringify(modal.errors || {})}`;
+    if (root.dataset.key === key) return;
+    const typed = {};
+    for (const box of root.querySelectorAll("textarea[data-block]")) typed[box.dataset.block] = box.value;
+    root.dataset.key = key;
+    root.hidden = false;
+    const dialog = el("form", "modal");
+    dialog.setAttribute("role", "dialog");
+    dialog.setAttribute("aria-label", modal.title.text);
+    dialog.append(el("h2", "modal-title", modal.title.text));
+    const body = el("div", "modal-body");
+    for (const block of modal.blocks) {
+      if (block.type !== "input") {
+        body.append(blocks([block], { channel: "", ts: "", ephemeral: true }));
+        continue;
+      }
+      const field = el("label", "modal-field");
+      field.append(el("span", "modal-label", block.label.text + (block.optional ? " (optional)" : "")));
+      const box = el("textarea", "modal-input");
+      box.dataset.block = block.block_id;
+      box.rows = block.block_id === "error_line" || block.block_id === "regex" ? 2 : 3;
+      box.value = block.block_id in typed ? typed[block.block_id] : block.element.initial_value || "";
+      field.append(box);
+      const error = (modal.errors || {})[block.block_id];
+      if (error) field.append(el("span", "modal-error", error));
+      else if (block.hint) field.append(el("span", "modal-hint", block.hint.text));
+      body.append(field);
+    }
+    dialog.append(body);
+    const buttons = el("div", "modal-buttons");
+    const cancel = el("button", "bk-button", (modal.close || { text: "Cancel" }).text);
+    cancel.type = "button";
+    cancel.addEventListener("click", () => post("/demo/api/close", { view_id: modal.id }));
+    const submit = el("button", "bk-button primary", modal.submit.text);
+    submit.type = "submit";
+    buttons.append(cancel, submit);
+    dialog.append(buttons);
+    dialog.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const values = {};
+      for (const box of dialog.querySelectorAll("textarea[data-block]")) values[box.dataset.block] = box.value;
+      post("/demo/api/submit", { view_id: modal.id, values });
+    });
+    root.replaceChildren(dialog);
   }
 
   // ---- the workspace -------------------------------------------------------------------------
@@ -604,6 +688,7 @@
     state.stick.channel = false;
 
     renderThread(workspace);
+    renderModal(data.modal);
   }
 
   function renderHome(data) {
