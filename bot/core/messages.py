@@ -202,6 +202,16 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "home_unmatched": {"en": "Recent pastes that matched nothing", "zh": "最近没有匹配到任何记录的粘贴"},
     "home_candidates": {"en": "Candidates for new records.", "zh": "可以作为新记录的候选。"},
     "home_nothing_unmatched": {"en": "Nothing unmatched recently.", "zh": "最近没有未匹配的粘贴。"},
+    # ---- teach (#17) ------------------------------------------------------------------------------
+    "teach_off": {
+        "en": "Teaching is off: I won't offer to save solved threads here.",
+        "zh": "已关闭：我不会再在这里提议保存已解决的讨论。",
+    },
+    "teach_on": {
+        "en": "Teaching is on: I'll offer to save solved threads here.",
+        "zh": "已开启：我会在这里提议把已解决的讨论保存为记录。",
+    },
+    "teach_not_saved": {"en": "Not saved: {why}", "zh": "未保存：{why}"},
     # ---- the terminal (errfix match / search) ------------------------------------------------------
     "cli_why": {"en": "Why: {cause}", "zh": "原因：{cause}"},
     "cli_fixes": {"en": "Fixes, best first:", "zh": "修复方法（按效果排序）："},

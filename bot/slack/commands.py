@@ -58,8 +58,8 @@ def on_errfix(deps: Deps) -> Listener:
         if word in TEACH_SWITCH:  # "save this?" offers after ✅ in this channel (#17)
             channel = str(command.get("channel_id") or "")
             await deps.errfix.set_teach_off(channel, word == "teach off", user)
-            said = "off: I won't offer" if word == "teach off" else "on: I'll offer"
-            await respond(response_type="ephemeral", text=f"Teaching is {said} to save solved threads here.")
+            said = t("teach_off" if word == "teach off" else "teach_on", locale)
+            await respond(response_type="ephemeral", text=said)
             return
         if word == "stats":
             stats, week = await deps.errfix.stats(), await deps.errfix.week()

@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.draft import TeachForm
 from bot.core.extract import unescape_slack
+from bot.core.messages import t
 from bot.core.records import Record
 from bot.core.teach_view import (
     NUDGE_TEXT,
@@ -187,7 +188,7 @@ def on_teach_submit(deps: Deps) -> Listener:
         try:
             rec = await deps.errfix.teach(form, submitter=user, permalink=permalink, record_id=meta.record_id or None)
         except InvalidInput as e:  # changed since the check (another save of the same error)
-            await client.chat_postEphemeral(channel=meta.channel, user=user, text=f"Not saved: {e}")
+            await client.chat_postEphemeral(channel=meta.channel, user=user, text=t("teach_not_saved", None, why=e))
             return
         shown = await deps.errfix.view(rec.id)
         if shown is None:
@@ -220,7 +221,7 @@ async def _save_edit(deps: Deps, client: AsyncWebClient, form: TeachForm, meta: 
             editor=user,
         )
     except InvalidInput as e:
-        await client.chat_postEphemeral(channel=meta.channel, user=user, text=f"Not saved: {e}")
+        await client.chat_postEphemeral(channel=meta.channel, user=user, text=t("teach_not_saved", None, why=e))
         return
     text = f"Updated `{rec.id}`; I answer from the new version now."
     await client.chat_postEphemeral(channel=meta.channel, user=user, text=text)
