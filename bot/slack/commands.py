@@ -10,6 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.extract import extract
+from bot.core.redact import redact_text
 from bot.slack.deps import Deps, Listener
 from bot.slack.feedback import value_of
 
@@ -20,7 +21,7 @@ async def _learn_line(deps: Deps, text: str, user: str) -> str | None:
     """The error line a "This one" button should teach: the query's own, else the user's last rejected paste."""
     ex = extract(text)
     if ex.is_error and ex.lines:
-        return ex.lines[0].raw
+        return redact_text(ex.lines[0].raw)  # it goes into the button and the answer's text (#18)
     return await deps.errfix.last_rejected_line(user)
 
 
@@ -57,10 +58,11 @@ def on_errfix(deps: Deps) -> Listener:
             return
         results = await deps.errfix.search(text)
         learn = await _learn_line(deps, text, user) if results else None
+        shown = redact_text(text)  # the query is echoed, and kept in "Share in channel" (#18)
         await respond(
             response_type="ephemeral",
-            text=kit.search_fallback(text, results),
-            blocks=kit.search_blocks(text, results, learn_line=learn),
+            text=kit.search_fallback(shown, results),
+            blocks=kit.search_blocks(shown, results, learn_line=learn),
         )
 
     return handle_errfix
@@ -78,8 +80,9 @@ def on_share(deps: Deps) -> Listener:
                 return
             text, blocks = kit.record_fallback(view), kit.record_blocks(view, share=False)
         elif "q" in data:
-            results = await deps.errfix.search(data["q"])
-            text, blocks = kit.search_fallback(data["q"], results), kit.search_blocks(data["q"], results, share=False)
+            query = redact_text(data["q"])  # posted for the whole channel: never a secret, whatever the button held
+            results = await deps.errfix.search(query)
+            text, blocks = kit.search_fallback(query, results), kit.search_blocks(query, results, share=False)
         else:
             return
         blocks = [*blocks[: kit.MAX_BLOCKS - 1], kit.context(f"Shared by <@{user}> from `/errfix`")]

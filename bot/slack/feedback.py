@@ -17,6 +17,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.redact import redact_text
 from bot.errors import NotFound
 from bot.slack.answers import refresh_reply, reply_key
 from bot.slack.deps import Deps, Listener
@@ -123,7 +124,7 @@ def on_this_one(deps: Deps) -> Listener:
         record_id, line = data.get("r", ""), data.get("l", "")
         added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
         said = "Learned" if added else "Already known"
-        shown = kit.escape(kit.cut(line, 200))
+        shown = kit.escape(kit.cut(redact_text(line), 200))  # the line as learned: redacted (#18)
         await respond(
             response_type="ephemeral",
             replace_original=False,
