@@ -22,6 +22,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.redact import redact_text
+
 MAX_BYTES = 1_000_000
 TAIL_SHARE = 0.75  # of a file read in part, the share taken from its end
 HARD_CAP = 32_000_000  # a server that ignores Range: read no further than this
@@ -113,7 +115,7 @@ class FileReader:
                 text, partial, info = read
                 parts.append(text)
                 if partial:
-                    name = str(info.get("name") or info.get("title") or "the file")
+                    name = redact_text(str(info.get("name") or info.get("title") or "the file"))  # shown, kept (#18)
                     notes.append(
                         f"{name} is {_size(info.get('size'))}: I read its first and last part only, not the middle."
                     )

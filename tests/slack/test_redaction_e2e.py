@@ -5,10 +5,14 @@ over signed HTTP against the strict fake Slack; assertions on every call the fak
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 
+from slack_sdk.web.async_client import AsyncWebClient
+
 from bot.core.blocks import SHARE, THIS_ONE, button
-from bot.fakeslack.web_api import FakeSlack
+from bot.fakeslack.web_api import BOT_TOKEN, FakeSlack
+from bot.slack.snippets import FileReader
 from bot.store.store import Store
 from tests.slack.conftest import ALICE, CHANNEL, RECORD, Bot, all_text, buttons
 
@@ -71,3 +75,14 @@ async def test_a_this_one_button_holding_a_secret_answers_with_the_line_redacted
     assert said.startswith("Learned") and "Invalid API Key provided: [redacted:stripe-key]" in said
     assert read_store().learned_aliases() == {RECORD: [line.replace(STRIPE, "[redacted:stripe-key]")]}
     assert STRIPE not in sent(fake)
+
+
+async def test_a_partly_read_file_named_with_a_secret_is_noted_with_the_name_redacted(fake: FakeSlack) -> None:
+    key = "AKIA" + "R7QX2M4P9T3W8Z5N"
+    log = ("step 1: fine\n" * 400 + "RuntimeError: Loss is NaN or Inf at step 1000\n").encode()
+    shared = fake.add_file(ALICE, log, name=f"upload-{key}.log", filetype="text")
+    client = AsyncWebClient(token=BOT_TOKEN, base_url=fake.base_url)
+    reader = FileReader(logging.getLogger("errfix.test"), max_bytes=2_000)  # this test's own budget: read in part
+    paste = await reader.paste(client, {"text": "", "files": [shared]})
+    assert "Loss is NaN" in paste.text
+    assert paste.note.startswith("upload-[redacted:aws-access-key].log is ") and key not in paste.note
