@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest_asyncio
 
+from bot.core.blocks import THIS_ONE, button
 from bot.fakeslack.events import EventsLink
 from bot.fakeslack.web_api import BOT_TOKEN, FakeSlack, User
 from tests.ops.conftest import metric, wait_until
@@ -174,6 +175,11 @@ async def test_no_secret_pasted_in_slack_is_kept_logged_exported_or_sent(
         [share] = buttons(results, "errfix_share")
         await ws.link.click(CHANNEL, ALICE, share, message_ts=results["ts"], ephemeral=True)
         await wait_until(lambda: _shared(fake), "the shared results in the channel")
+        # a This one button from an older errfix, holding a line as pasted: kept as owed work, then learned
+        line = f"RuntimeError: key {AWS} token {GITHUB} stripe {STRIPE} dsn postgres://pay:{PG_PASSWORD}@db/pay"
+        old = {**button("This one", f"{THIS_ONE}:0", {"r": RECORD, "l": line}), "block_id": "pick"}
+        await ws.link.click(CHANNEL, ALICE, old, message_ts=results["ts"], ephemeral=True)
+        assert (await ws.responded(shown + 6))["text"].startswith("Learned")
         await ws.settled(pastes=3)
         running = kept_files(tmp_path)  # the WAL as it is while errfix serves
 
