@@ -37,6 +37,7 @@ from bot.core.env import env_agreement, record_env
 from bot.core.extract import ErrorLine, Extracted, normalize
 from bot.core.model import Calibration, Weights, calibration_features, sigmoid
 from bot.core.records import Record
+from bot.core.redact import redact_text
 from bot.core.regexset import RegexSet
 from bot.core.rejections import rejection_penalty
 from bot.core.tokens import paste_words, tokens, wrapped_sentences
@@ -76,6 +77,12 @@ class Candidate:
     id: str
     score: float
     parts: dict[str, float] = field(default_factory=dict)
+
+
+def _redacted_norm(line: ErrorLine) -> str:
+    """The line normalised as a rejection stores it: with its secrets redacted."""
+    redacted = redact_text(line.raw)
+    return line.norm if redacted == line.raw else normalize(redacted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +390,9 @@ class Matcher:
             env=ex.env,
             # fuzzy comparison cost grows with line length; an error's wording is in its first words
             fuzzy_lines=[(ln, ln.norm[:FUZZY_LINE_CHARS]) for ln in lines],
-            line_norms=[ln.norm for ln in lines],
+            # rejected lines are stored redacted (#18): compared as redacted, a paste with another
+            # secret of the same kind is the same error
+            line_norms=[_redacted_norm(ln) for ln in lines],
             strong=any(ln.weight >= 0.8 for ln in ex.lines),
         )
 

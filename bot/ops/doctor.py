@@ -23,6 +23,7 @@ from bot.errors import StoreError
 from bot.ops.backup import inspect
 from bot.ops.sync import display_url
 from bot.store.schema import SCHEMA_VERSION, migrations
+from bot.store.upstream import state_key
 
 # the bot scopes of deploy/slack-manifest.yml (a test keeps the two equal)
 REQUIRED_SCOPES = (
@@ -245,7 +246,7 @@ def check_sync(path: Path, sync_url: str | None) -> Check:
         return Check("sync", "skip", "ERRFIX_SYNC_URL not set")
     tables = {r[0] for r in _read(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
     rows = (
-        _read(path, "SELECT synced_at, checked_at, records FROM sync_state WHERE url = ?", (sync_url,))
+        _read(path, "SELECT synced_at, checked_at, records FROM sync_state WHERE url = ?", (state_key(sync_url),))
         if "sync_state" in tables
         else []
     )

@@ -29,7 +29,7 @@ from typing import Any
 
 from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
-from bot.core.extract import Extracted, extract
+from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
@@ -318,6 +318,8 @@ class Errfix:
         # only a match errfix is sure of counts as recognised; the rest are candidates for new records
         top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None
         line = lines[0].raw if lines else (diagnosis.matches[0].record.signature if diagnosis.matches else "")
+        if len(line) >= MAX_LINE:  # cut by extraction: its last word may be part of a secret no detector knows
+            line = line.rpartition(" ")[0] + " …"
         line = redact_text(line)  # what is kept, logged or shown of a paste never holds a secret (#18)
         paste = Paste(
             channel, ts, line, top.id if top else None, top.score if top else None, replied, channel_type, user_id
@@ -455,7 +457,7 @@ class Errfix:
         by_record: dict[str, dict[str, Tally]] = {}
         for (rid, wkey), tally in self.store.all_tallies().items():
             by_record.setdefault(rid, {})[wkey] = tally
-        learned = self.store.learned_aliases()
+        learned = {rid: [redact_text(a) for a in aliases] for rid, aliases in self.store.learned_aliases().items()}
         worked = self.store.last_worked()
         source = self.store.instance_id() if by_record or learned else ""  # marks what export folded in
         for rec in self.store.records():

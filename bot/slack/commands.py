@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.extract import extract
 from bot.core.messages import language, t
+from bot.core.redact import redact_text
 from bot.slack import teach_modal
 from bot.slack.deps import Deps, Listener
 from bot.slack.feedback import value_of
@@ -22,7 +23,7 @@ async def _learn_line(deps: Deps, text: str, user: str) -> str | None:
     """The error line a "This one" button should teach: the query's own, else the user's last rejected paste."""
     ex = extract(text)
     if ex.is_error and ex.lines:
-        return ex.lines[0].raw
+        return redact_text(ex.lines[0].raw)  # it goes into the button and the answer's text (#18)
     return await deps.errfix.last_rejected_line(user)
 
 
@@ -84,10 +85,11 @@ def on_errfix(deps: Deps) -> Listener:
         results = await deps.errfix.search(text)
         learn = await _learn_line(deps, text, user) if results else None
         weak = deps.errfix.search_threshold
+        shown = redact_text(text)  # the query is echoed, and kept in "Share in channel" (#18)
         await respond(
             response_type="ephemeral",
-            text=kit.search_fallback(text, results, locale, weak),
-            blocks=kit.search_blocks(text, results, learn_line=learn, locale=locale, weak_below=weak),
+            text=kit.search_fallback(shown, results, locale, weak),
+            blocks=kit.search_blocks(shown, results, learn_line=learn, locale=locale, weak_below=weak),
         )
 
     return handle_errfix
@@ -106,7 +108,8 @@ def on_share(deps: Deps) -> Listener:
                 return
             text, blocks = kit.record_fallback(view, locale), kit.record_blocks(view, locale=locale, share=False)
         elif "q" in data:
-            query, weak = data["q"], deps.errfix.search_threshold
+            query = redact_text(data["q"])  # posted for the whole channel: never a secret, whatever the button held
+            weak = deps.errfix.search_threshold
             results = await deps.errfix.search(query)
             text = kit.search_fallback(query, results, locale, weak)
             blocks = kit.search_blocks(query, results, share=False, locale=locale, weak_below=weak)

@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.messages import language, t
+from bot.core.redact import redact_text
 from bot.errors import NotFound
 from bot.slack import teach_modal
 from bot.slack.answers import refresh_reply, reply_key
@@ -136,7 +137,7 @@ def on_this_one(deps: Deps) -> Listener:
         record_id, line = data.get("r", ""), data.get("l", "")
         added = bool(record_id and line) and await deps.errfix.learn_alias(record_id, line, str(body["user"]["id"]))
         locale = language((await deps.users.get(client, str(body["user"]["id"]))).locale, line)
-        shown = kit.escape(kit.cut(line, 200))
+        shown = kit.escape(kit.cut(redact_text(line), 200))  # the line as learned: redacted (#18)
         await respond(
             response_type="ephemeral",
             replace_original=False,

@@ -26,6 +26,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from bot.core.redact import redact_text
 from bot.slack.answers import paste_text
 from bot.slack.middleware import MESSAGE_EVENTS, Next, RateLimiter, event_of
 from bot.telemetry.logs import bind_event
@@ -127,7 +128,7 @@ class ObserveEvents(AsyncMiddleware):
         self.metrics.message_seen(kind)
         extra: dict[str, Any] = {"kind": kind, "chars": len(paste)}
         if self.log_pastes:
-            extra["text"] = paste
+            extra["text"] = redact_text(paste)  # asked for, but never its secrets (#18)
         log.info("message", extra=extra)
         if kind == "message" and self.limiter.full(channel):
             self.metrics.rate_limited()

@@ -51,8 +51,14 @@ def click_key(body: dict[str, Any]) -> str | None:
 
 
 def kept_click(body: dict[str, Any]) -> dict[str, Any]:
-    """A click as kept: without the copy of the message it was made on (errfix's own answer)."""
-    return {k: copy.deepcopy(v) for k, v in body.items() if k not in ("message", "state", "view")}
+    """A click as kept: without the copy of the message it was made on (errfix's own answer), its
+    buttons' values redacted (#18: "This one" carries a pasted line, and an older errfix's button
+    may hold it as pasted)."""
+    kept = {k: copy.deepcopy(v) for k, v in body.items() if k not in ("message", "state", "view")}
+    for action in kept.get("actions") or []:
+        if isinstance(action, dict) and isinstance(action.get("value"), str):
+            action["value"] = redact_text(action["value"])
+    return kept
 
 
 def kept_body(body: dict[str, Any]) -> dict[str, Any]:

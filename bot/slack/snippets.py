@@ -23,6 +23,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.messages import Note, t
+from bot.core.redact import redact_text
 
 MAX_BYTES = 1_000_000
 TAIL_SHARE = 0.75  # of a file read in part, the share taken from its end
@@ -115,7 +116,7 @@ class FileReader:
                 text, partial, info = read
                 parts.append(text)
                 if partial:
-                    name = str(info.get("name") or info.get("title") or "")
+                    name = redact_text(str(info.get("name") or info.get("title") or ""))  # shown, kept (#18)
                     size = _size(info.get("size"))
                     notes.append(
                         Note("note_partial", (("name", name), ("size", size)))

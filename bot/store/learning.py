@@ -233,7 +233,9 @@ class Learning:
         Only learned aliases: the record's own aliases are the record's, changed by importing it.
         `actor` (who asked) goes into the audit trail with it.
         """
-        texts = list(dict.fromkeys([text, " ".join(text.split())[:MAX_LINE]]))
+        texts = list(
+            dict.fromkeys([text, " ".join(text.split())[:MAX_LINE], " ".join(redact_text(text).split())[:MAX_LINE]])
+        )
         marks = ",".join("?" * len(texts))
         with self.store.write_transaction():
             cur = self.db.execute(
@@ -250,7 +252,10 @@ class Learning:
     ) -> int:
         """Forget "Not this error" on `record_id` for `line` (as listed, or the raw paste line):
         every user's, or only `user_id`'s. How many went (audited as `actor`'s)."""
-        lines = list(dict.fromkeys([line, normalize(line)[:MAX_LINE]]))
+        # as listed, as pasted (normalised), or as pasted with its secrets in it (stored redacted)
+        lines = list(
+            dict.fromkeys([line, normalize(line)[:MAX_LINE], normalize(redact_text(line)[:MAX_LINE])[:MAX_LINE]])
+        )
         marks = ",".join("?" * len(lines))
         who, params = ("AND user_id = ?", [user_id]) if user_id is not None else ("", [])
         with self.store.write_transaction():
@@ -343,8 +348,8 @@ class Learning:
                 [since, limit],
             ).fetchall()
         ]
-        unmatched = [
-            (str(line), str(created))
+        unmatched = [  # lines are stored redacted; redacted again where everyone sees them (#18)
+            (redact_text(str(line)), str(created))
             for line, created in q(
                 f"SELECT line, created_at FROM pastes WHERE record_id IS NULL AND {SHARED} ORDER BY id DESC LIMIT ?",
                 [limit * 2],

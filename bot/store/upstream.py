@@ -79,6 +79,16 @@ def display_url(url: str) -> str:
     return f"{parts.scheme}://{host}{parts.path}" + ("?…" if parts.query else "")
 
 
+def state_key(url: str) -> str:
+    """How `sync_state` names an upstream: the URL as given, or, when it holds credentials or a
+    query (either may be a token), the URL without them and a digest of the whole, so no secret of
+    ERRFIX_SYNC_URL is kept in the database (#18) and each URL still has its own state."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None and not parts.query:
+        return url
+    return f"{display_url(url)}#{hashlib.sha256(url.encode()).hexdigest()[:16]}"
+
+
 class Upstreams:
     """Sync state and sync writes over one store (used from its thread)."""
 
@@ -89,15 +99,25 @@ class Upstreams:
     def state(self, url: str) -> SyncState | None:
         row = self.db.execute(
             "SELECT url, etag, last_modified, body_hash, records, synced_at, checked_at FROM sync_state WHERE url = ?",
-            [url],
+            [state_key(url)],
         ).fetchone()
         return SyncState(*row) if row else None
 
     def _write_state(self, fetched: Fetched, records: int, synced_at: str) -> None:
+        if state_key(fetched.url) != fetched.url:  # a row an older errfix keyed by the URL with its secrets
+            self.db.execute("DELETE FROM sync_state WHERE url = ?", [fetched.url])
         self.db.execute(
             "INSERT OR REPLACE INTO sync_state (url, etag, last_modified, body_hash, records, synced_at, "
             "checked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [fetched.url, fetched.etag, fetched.last_modified, fetched.body_hash, records, synced_at, now_iso()],
+            [
+                state_key(fetched.url),
+                fetched.etag,
+                fetched.last_modified,
+                fetched.body_hash,
+                records,
+                synced_at,
+                now_iso(),
+            ],
         )
 
     def _begin(self) -> None:
@@ -143,6 +163,6 @@ class Upstreams:
     def not_modified(self, url: str) -> SyncReport:
         """A 304: remember when upstream was last asked."""
         with self.store.write_transaction():
-            self.db.execute("UPDATE sync_state SET checked_at = ? WHERE url = ?", [now_iso(), url])
+            self.db.execute("UPDATE sync_state SET checked_at = ? WHERE url = ?", [now_iso(), state_key(url)])
         state = self.state(url)
         return SyncReport(url, "not_modified", unchanged=state.records if state else 0)

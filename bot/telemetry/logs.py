@@ -6,12 +6,16 @@ tasks it starts, which is exactly "the event being handled"), set by the Slack a
 middleware through `bind_event()`.
 
 Redaction is done on the finished line, so it also covers exceptions and third-party loggers:
-the configured token and secret values, anything shaped like a Slack token, and (unless
-ERRFIX_LOG_PASTES=1) the text of the message being handled, whole or any long line of it.
+the configured token and secret values, anything shaped like a Slack token, (unless
+ERRFIX_LOG_PASTES=1) the text of the message being handled, whole or any long line of it, and
+then every likely secret the paste detector finds (bot/core/redact.py), which also covers what
+the paste context does not hold (a snippet's content, a query, an exception's message) and
+pastes logged on purpose (#18).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -20,7 +24,9 @@ from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import Any, TextIO
+
+from bot.core.redact import redact_text
 
 REDACTED = "[redacted]"
 PASTE_REDACTED = "[paste redacted]"
@@ -68,16 +74,36 @@ class Redactor:
         line = SLACK_TOKEN.sub(lambda m: f"{m.group(1)}-{REDACTED}", line)
         if paste and not self.log_pastes:
             line = self._without_paste(line, paste)
-        return line
+        return redact_text(line)
 
     @staticmethod
     def _without_paste(line: str, paste: str) -> str:
-        parts = [paste.strip(), *sorted((p.strip() for p in paste.splitlines()), key=len, reverse=True)]
-        for part in (p for p in parts if len(p) >= MIN_PASTE_PART):
+        for part in _paste_parts(paste):
             # as written, and as json.dumps or repr() writes it (escaped quotes, newlines)
             for shown in (part, json.dumps(part, ensure_ascii=False)[1:-1], repr(part)[1:-1]):
                 line = line.replace(shown, PASTE_REDACTED)
         return line
+
+
+@functools.lru_cache(maxsize=8)
+def _paste_parts(paste: str) -> tuple[str, ...]:
+    """The paste and its lines, longest first, as pasted and as redacted (a JSON line's fields are
+    redacted before the paste is looked for). Cached: every line logged for one event asks."""
+    raw = [paste.strip(), *sorted((p.strip() for p in paste.splitlines()), key=len, reverse=True)]
+    both = dict.fromkeys([*raw, *(redact_text(p) for p in raw)])
+    return tuple(sorted((p for p in both if len(p) >= MIN_PASTE_PART), key=len, reverse=True))
+
+
+def _scrubbed(value: Any) -> Any:
+    """`value` with its texts redacted before JSON escapes them (`password=\\"x\\"` no longer reads
+    as an assignment once dumped)."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrubbed(v) for v in value]
+    return value
 
 
 def _fields(record: logging.LogRecord) -> dict[str, object]:
@@ -106,7 +132,7 @@ class JsonFormatter(logging.Formatter):
         data.update(_fields(record))
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
-        return self.redact(json.dumps(data, ensure_ascii=False, default=str), ctx.paste)
+        return self.redact(json.dumps(_scrubbed(data), ensure_ascii=False, default=str), ctx.paste)
 
 
 class TextFormatter(logging.Formatter):

@@ -171,3 +171,56 @@ def test_lines_outside_a_request_have_no_event_fields(log_stream: io.StringIO) -
     logging.getLogger("errfix.test").warning("plain")
     line = json.loads(log_stream.getvalue())
     assert line["msg"] == "plain" and "channel" not in line and "event_id" not in line
+
+
+# ---- secrets the paste detector finds (#18): in every line, even when pastes are logged ------------------
+
+KEY_ID = "AKIA" + "R7QX2M4P9T3W8Z5N"  # shaped like an AWS access key id, built here, not a real one
+PG_PASSWORD = "Wq8z" + "Lp3vRt6n"
+
+
+def test_a_likely_secret_is_redacted_in_any_line_even_when_pastes_are_logged() -> None:
+    shown = logs.Redactor([], log_pastes=True)
+    paste = f"psycopg2.OperationalError: could not connect to postgres://app:{PG_PASSWORD}@db/pay (key {KEY_ID})"
+    line = shown(f"message text={paste}", paste)
+    assert KEY_ID not in line and PG_PASSWORD not in line
+    assert "postgres://app:[redacted:url-password]@db/pay" in line and "[redacted:aws-access-key]" in line
+    # a secret outside the paste context (a snippet's content, an exception's message) goes too
+    assert KEY_ID not in logs.Redactor([])(f"ValueError: bad key {KEY_ID}")
+
+
+def test_json_lines_redact_quoted_secrets_before_escaping_them(log_stream: io.StringIO) -> None:
+    logs.configure(fmt="json", log_pastes=True, stream=log_stream)
+    logging.getLogger("errfix.test").info("message", extra={"text": f'connect(password="{PG_PASSWORD}")'})
+    line = json.loads(log_stream.getvalue())
+    assert PG_PASSWORD not in log_stream.getvalue()
+    assert line["text"] == 'connect(password="[redacted:password]")'
+
+
+def test_a_paste_with_a_secret_is_still_kept_out_of_json_lines_whole(log_stream: io.StringIO) -> None:
+    logs.configure(fmt="json", stream=log_stream)
+    paste = f"RuntimeError: upload failed for key {KEY_ID} in eu-west-1 while saving the checkpoint"
+    logs.bind_event("C1", "Ev1", paste)
+    try:
+        logging.getLogger("errfix.test").error("failed on %s", paste)
+    finally:
+        logs.bind_event()
+    out = log_stream.getvalue()
+    assert json.loads(out)["msg"] == f"failed on {logs.PASTE_REDACTED}"
+    assert "checkpoint" not in out and KEY_ID not in out
+
+
+async def test_a_logged_paste_is_redacted_before_any_handler_sees_it(make_app: Callable[..., Any]) -> None:
+    app = await make_app(log_format="text", log_pastes=True)
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("errfix.slack").addHandler(handler)  # another handler: no errfix formatter on it
+    try:
+        await app.paste(PASTE + f"\nwhile uploading with key {KEY_ID}", "EvPaste4")
+    finally:
+        logging.getLogger("errfix.slack").removeHandler(handler)
+    [seen] = [r for r in records if r.getMessage() == "message"]
+    text = vars(seen)["text"]
+    assert "Loss is NaN" in text and KEY_ID not in text and "[redacted:aws-access-key]" in text
+    assert KEY_ID not in app.stream.getvalue()

@@ -13,6 +13,7 @@ import pytest
 
 from bot.core.views import workaround_key
 from bot.errors import InvalidRecords
+from bot.ops.doctor import check_sync
 from bot.ops.sync import Inline, SyncError, SyncReport, display_url, sync_once
 from bot.service.errfix import Errfix
 from bot.store import open_store
@@ -245,3 +246,42 @@ async def test_errfix_sync_prints_the_counts_and_exit_codes(upstream: Upstream, 
     r = await asyncio.to_thread(cli, "sync", upstream.url(), "--db", db)
     assert r.code == 2 and "nothing was written" in r.err_lines[-1]
     assert r.err_lines[0].startswith(f"{upstream.url()}:1: up/bad: signature:")
+
+
+PASSWORD, TOKEN = "Wq8z" + "Lp3vRt6n", "ghp_" + "R2d8Kq7Lm3Np9Xs4Tv6Wy1Zb5Cf0Hj2Gk8Qe"
+
+
+def _with_secrets(url: str) -> str:
+    return url.replace("http://", f"http://sync:{PASSWORD}@") + f"?access_token={TOKEN}"
+
+
+async def test_an_upstream_url_with_credentials_is_kept_without_them(upstream: Upstream, db: Path) -> None:
+    """ERRFIX_SYNC_URL may carry a password or a token (#18): the sync state is found again by it,
+    `errfix doctor` reads it, and neither is in the database file."""
+    upstream.serve_records(upstream_records())
+    url = _with_secrets(upstream.url())
+    assert (await sync(db, url)).status == "updated"
+    assert (await sync(db, url)).status == "not_modified"  # its validators were found under its new name
+    assert upstream.requests[-1]["If-None-Match"] == upstream.etag
+    assert check_sync(db, url).status == "ok"
+    raw = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*") if p.is_file())
+    assert PASSWORD.encode() not in raw and TOKEN.encode() not in raw
+
+
+async def test_a_sync_state_an_older_errfix_kept_with_the_secrets_is_replaced(upstream: Upstream, db: Path) -> None:
+    upstream.serve_records(upstream_records())
+    url = _with_secrets(upstream.url())
+    store = Store(db)
+    store.db.execute(
+        "INSERT INTO sync_state (url, body_hash, records, synced_at, checked_at) VALUES (?, 'x', 0, 'then', 'then')",
+        [url],
+    )
+    store.db.conn.commit()
+    store.close()
+    assert (await sync(db, url)).status == "updated"
+    store = Store(db)
+    try:
+        [(kept,)] = store.db.execute("SELECT url FROM sync_state").fetchall()
+    finally:
+        store.close()
+    assert PASSWORD not in kept and TOKEN not in kept and kept.startswith("http://127.0.0.1:")

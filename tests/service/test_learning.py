@@ -362,3 +362,74 @@ def test_paste_lines_rejections_and_aliases_are_stored_redacted(seeded: Store, t
     assert b"OperationalError" in raw  # the lines are there, only their secrets are not
     for secret in LEAKS:
         assert secret.encode() not in raw
+
+
+KEY_A, KEY_B = "AKIA" + "R7QX2M4P9T3W8Z5N", "AKIA" + "J2WV9K4T7Q1M6P3X"  # two key ids of the same kind
+
+
+def _nan_with(key: str) -> str:
+    return NAN + f" (checkpoint upload with key {key})"
+
+
+def test_a_rejected_paste_with_a_secret_is_recognised_with_another_secret_of_the_same_kind(seeded: Store) -> None:
+    svc = Errfix(seeded)
+    assert _first(svc, _nan_with(KEY_A))[0] == SEED_ID
+    d = svc.diagnose(_nan_with(KEY_A))
+    assert svc.log_paste("C1", "1700000000.000001", d, replied=d.reply) is not None
+    assert svc.reject(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID, user_id="U1")
+    [(line, _)] = Learning(seeded).rejections()[SEED_ID]
+    assert KEY_A.lower() not in line and "[redacted:aws-access-key]" in line
+    # the same error with another key id: the stored line still reads as the same, so it is lowered
+    assert _first(svc, _nan_with(KEY_B))[3]["rejected"] == -PER_USER
+    assert _first(svc, _nan_with(KEY_A))[3]["rejected"] == -PER_USER
+
+
+def test_what_was_learned_from_a_paste_with_a_secret_is_unlearned_by_the_line_as_pasted(seeded: Store) -> None:
+    svc = Errfix(seeded)
+    d = svc.diagnose(_nan_with(KEY_A))
+    svc.log_paste("C1", "1700000000.000001", d, replied=d.reply)
+    svc.reject(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID, user_id="U1")
+    pasted = _nan_with(KEY_A).splitlines()[-1]
+    assert svc.learn_alias(SEED_ID, f"TrainingAbortError: bad key {KEY_A}", "U2")
+    assert svc.unlearn_alias(SEED_ID, f"TrainingAbortError: bad key {KEY_A}") == 1
+    assert svc.unlearn_rejection(SEED_ID, pasted) == 1
+    assert svc.learned() == []
+    details = json.dumps([e.to_json() for e in svc.audit()])
+    assert KEY_A not in details and "[redacted:aws-access-key]" in details
+
+
+def _legacy(store: Store, sql: str, params: list[Any]) -> None:
+    """A row written by an errfix that did not redact yet (raw SQL: the code would redact it)."""
+    store.db.execute(sql, params)
+    store.db.commit()
+
+
+def test_export_and_the_app_home_redact_what_an_older_errfix_kept_as_pasted(seeded: Store) -> None:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    _legacy(
+        seeded,
+        "INSERT INTO aliases (record_id, alias, origin, created_by, created_at) VALUES (?, ?, 'learned', 'U1', ?)",
+        [SEED_ID, f"TrainingAbortError: bad key {KEY_A}", stamp],
+    )
+    _legacy(
+        seeded,
+        "INSERT INTO pastes (channel, ts, line, created_at, channel_type) VALUES ('C1', '1.1', ?, ?, 'channel')",
+        [f"UploadError: denied for {KEY_B}", stamp],
+    )
+    svc = Errfix(seeded)
+    exported = json.dumps(list(svc.export_records()))
+    assert KEY_A not in exported and "TrainingAbortError: bad key [redacted:aws-access-key]" in exported
+    assert svc.home().unmatched[0][0] == "UploadError: denied for [redacted:aws-access-key]"
+
+
+def test_a_line_cut_by_extraction_is_kept_without_its_last_word(seeded: Store) -> None:
+    """A 2,000-character line is cut mid-word; a secret cut in half is no longer recognisable."""
+    password = "Hy2k" + "Mn7qXs4b"
+    paste = "RuntimeError: " + "loss went bad " * 140 + f"dsn postgres://app:{password}@db/pay"
+    cut_at = 2_000  # where extraction cuts a line (this test's own number)
+    assert paste.index(password) < cut_at < paste.index(password) + len(password)
+    svc = Errfix(seeded)
+    d = svc.diagnose(paste)
+    logged = svc.log_paste("C1", "1700000000.000001", d, replied=d.reply)
+    assert logged is not None and logged.line.endswith("loss went bad dsn …")
+    assert password[:4] not in logged.line

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from bot.slack.owed import kept_body, owed_job
 
 KEY_ID = "AKIA" + "QX7Z2P4M9R3T8W5N"  # shaped like an AWS access key id, not a real one
@@ -44,3 +46,22 @@ def test_the_kept_body_is_redacted_everywhere_a_paste_can_be() -> None:
     assert kept["event"]["files"][0]["id"] == "F1" and kept["event"]["ts"] == "1700000000.000100"
     assert "blocks" not in kept["event"] and "blocks" not in kept["event"]["message"]
     assert KEY_ID in repr(original)  # the request itself is untouched: matching uses the original
+
+
+def test_a_kept_click_has_its_button_value_redacted() -> None:
+    value = json.dumps({"r": "pytorch/loss-nan-step", "l": f"RuntimeError: upload failed for key {KEY_ID}"})
+    click = {
+        "type": "block_actions",
+        "user": {"id": "U1"},
+        "actions": [{"action_id": "errfix_this_one:0", "action_ts": "1700000000.1", "value": value}],
+        "message": {"text": "errfix's answer"},
+    }
+    job = owed_job(click, ["click:U1:errfix_this_one:0:1700000000.1"])
+    assert job is not None
+    kept = job[1]
+    assert "message" not in kept and KEY_ID not in json.dumps(kept)
+    assert json.loads(kept["actions"][0]["value"]) == {
+        "r": "pytorch/loss-nan-step",
+        "l": "RuntimeError: upload failed for key [redacted:aws-access-key]",
+    }
+    assert KEY_ID in click["actions"][0]["value"]  # the request itself is left as it came
