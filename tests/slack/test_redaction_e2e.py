@@ -11,6 +11,7 @@ from collections.abc import Callable
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.blocks import SHARE, THIS_ONE, button
+from bot.core.messages import notes_text
 from bot.fakeslack.web_api import BOT_TOKEN, FakeSlack
 from bot.slack.snippets import FileReader
 from bot.store.store import Store
@@ -85,4 +86,5 @@ async def test_a_partly_read_file_named_with_a_secret_is_noted_with_the_name_red
     reader = FileReader(logging.getLogger("errfix.test"), max_bytes=2_000)  # this test's own budget: read in part
     paste = await reader.paste(client, {"text": "", "files": [shared]})
     assert "Loss is NaN" in paste.text
-    assert paste.note.startswith("upload-[redacted:aws-access-key].log is ") and key not in paste.note
+    note = notes_text(paste.notes, "en")
+    assert note.startswith("upload-[redacted:aws-access-key].log is ") and key not in note
