@@ -23,9 +23,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from bot.core.cjk import cjk_split
+from bot.core.cjk import cjk_split, has_cjk
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
+from bot.core.search_query import search_query
 from bot.core.views import Tally, workaround_key
 from bot.errors import InvalidInput, NotFound, StoreError
 from bot.store import audit
@@ -108,12 +109,21 @@ class Stats:
         return dataclasses.asdict(self)
 
 
+COMMON_SHARE = 0.1  # a search word in more than this share of records is left out (search_fts)...
+COMMON_MIN = 50  # ...once it is in more records than this too, so a small store keeps its words
+SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
+SEARCH_PHRASES = 8  # phrases searched, those of the rarest words first (each costs every matching row)
+PHRASE_SHARE = 0.3  # a phrase with a word in more than this share of records costs more than it finds
+SYNONYM_WEIGHT = 0.2  # a synonym's BM25 counts this much of the user's own words' (dev queries: 0 < 0.2 > 0.4)
+
+
 class Store:
     """errfix's SQLite database: records, workarounds, votes, replies, dedupe, learning."""
 
     def __init__(self, path: str | Path, *, check_same_thread: bool = True) -> None:
         self.path = str(path)
         self._instance_id: str | None = None
+        self._vocab = False  # temp.records_fts_vocab made on this connection (search_fts)
         try:
             conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
             self.db = Database(conn)
@@ -372,19 +382,80 @@ class Store:
         return out
 
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
-        """BM25 keyword search; `words` is plain text, quoted here so it can't be FTS syntax."""
-        plain = "".join(c if c.isalnum() else " " for c in words)
-        terms = list(dict.fromkeys(t for t in cjk_split(plain).split() if t))  # Chinese as bigrams, as indexed
-        if not terms:
+        """BM25 keyword search for a user's words, phrases and synonyms (bot/core/search_query.py).
+
+        Words in more than a tenth of the records (and more than 50) are left out: their BM25
+        weight is near nothing, and at 25,000 records each cost more than all the rest together.
+        The rarest few are kept whatever their count, so a query of common words still finds.
+        """
+        query = search_query(words)
+        tokens = dict.fromkeys(t for p in [*query.terms, *query.phrases, *query.synonyms] for t in p.split())
+        if not tokens:
             return []
-        query = " OR ".join(f'"{t}"' for t in terms[:32])
+        df = self._doc_freq(list(tokens))
+        n = self.count()
+        common = max(COMMON_MIN, COMMON_SHARE * n)
+        terms = sorted((t for t in query.terms if df.get(t) != 0), key=lambda t: (df.get(t) or 0, t))
+        kept = [t for t in terms if (df.get(t) or 0) <= common][:SEARCH_TERMS] or terms[:3]
+
+        def cheap(phrases: list[str], most: int) -> list[str]:
+            """Phrases every word of which is in the index, the cheapest (rarest commonest word) first."""
+            found = [(max(df.get(t) or 0 for t in p.split()), k, p) for k, p in enumerate(phrases)]
+            return [
+                p
+                for d, _, p in sorted(found)
+                if d <= max(COMMON_MIN, PHRASE_SHARE * n) and all(df.get(t) != 0 for t in p.split())
+            ][:most]
+
+        phrases = cheap(query.phrases, SEARCH_PHRASES)
+        synonyms = cheap(query.synonyms, SEARCH_PHRASES)
+        scores: dict[str, float] = {}
+        for group, weight in (([*kept, *phrases], 1.0), (synonyms, SYNONYM_WEIGHT)):
+            for rid, rank in self._bm25(group, limit):
+                scores[rid] = scores.get(rid, 0.0) + weight * rank
+        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
+
+    def _bm25(self, phrases: list[str], limit: int) -> list[tuple[str, float]]:
+        """The best `limit` records holding any of `phrases` (plain tokens), by BM25 (negative: lower is better)."""
+        if not phrases:
+            return []
+        # the ids of the best rows only: joining every matching row to its (large) records row
+        # read a page per row, most of the time of a search at 25,000 records
         rows = self.db.execute(
-            "SELECT records.id, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
-            "JOIN records ON records.rowid = records_fts.rowid WHERE records_fts MATCH ? "
-            "ORDER BY rank LIMIT ?",
-            [query, limit],
+            "SELECT rowid, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
+            "WHERE records_fts MATCH ? ORDER BY rank LIMIT ?",
+            [" OR ".join(f'"{p}"' for p in phrases), limit],
         ).fetchall()
-        return [(rid, float(rank)) for rid, rank in rows]
+        marks = ",".join("?" * len(rows))
+        ids = dict(self.db.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", [r for r, _ in rows]))
+        return [(str(ids[r]), float(rank)) for r, rank in rows if r in ids]
+
+    def _doc_freq(self, tokens: list[str]) -> dict[str, int | None]:
+        """How many records hold each token (0: none; None: its stem could not be guessed).
+
+        The index holds Porter stems ("memori"), so each token is looked up as itself and as the
+        stems its common suffixes would give; the largest count found is its count.
+        """
+        if not self._vocab:
+            self.db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_fts_vocab USING fts5vocab(main, records_fts, row)"
+            )
+            self._vocab = True
+        forms = {t: _stem_guesses(t) for t in tokens}
+        wanted = sorted({f for fs in forms.values() for f in fs})
+        found: dict[str, int] = {}
+        for k in range(0, len(wanted), 500):
+            part = wanted[k : k + 500]
+            marks = ",".join("?" * len(part))
+            for term, doc in self.db.execute(
+                f"SELECT term, doc FROM temp.records_fts_vocab WHERE term IN ({marks})", part
+            ):
+                found[str(term)] = int(doc)
+        out: dict[str, int | None] = {}
+        for t, fs in forms.items():
+            counts = [found[f] for f in fs if f in found]
+            out[t] = max(counts) if counts else (0 if t.isdigit() or has_cjk(t) else None)
+        return out
 
     # ---- votes ----------------------------------------------------------------------------
 
@@ -509,6 +580,26 @@ class Store:
 
 
 __all__ = ["SCHEMA_VERSION", "ImportSummary", "Reply", "Stats", "Store", "Tally", "Vote", "workaround_key"]
+
+
+def _stem_guesses(token: str) -> list[str]:
+    """`token` and what the Porter stemmer likely makes of it (a CJK bigram is its own stem)."""
+    if has_cjk(token) or token.isdigit():
+        return [token]
+    out = [token]
+    for suffix, repl in (
+        ("ies", "i"),
+        ("es", ""),
+        ("s", ""),
+        ("y", "i"),
+        ("ed", ""),
+        ("ing", ""),
+        ("e", ""),
+        ("ly", "li"),
+    ):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 2:
+            out.append(token[: -len(suffix)] + repl)
+    return out
 
 
 def _search_columns(rec: Record) -> tuple[str, str, str]:
