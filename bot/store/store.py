@@ -112,9 +112,9 @@ class Stats:
 COMMON_SHARE = 0.1  # a search word in more than this share of records is left out (search_fts)...
 COMMON_MIN = 50  # ...once it is in more records than this too, so a small store keeps its words
 SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
-SEARCH_PHRASES = 8  # phrases searched, those of the rarest words first (each costs every matching row)
-PHRASE_SHARE = 0.3  # a phrase with a word in more than this share of records costs more than it finds
-SYNONYM_WEIGHT = 0.2  # a synonym's BM25 counts this much of the user's own words' (dev queries: 0 < 0.2 > 0.4)
+SEARCH_SYNONYMS = 8  # synonyms searched, those of the rarest words first (each costs every matching row)
+PHRASE_SHARE = 0.3  # a synonym phrase with a word in more than this share of records costs more than it finds
+SYNONYM_WEIGHT = 0.2  # a synonym's BM25 counts this much of the user's own words' (dev queries: 0.1-0.3 best)
 
 
 class Store:
@@ -382,14 +382,14 @@ class Store:
         return out
 
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
-        """BM25 keyword search for a user's words, phrases and synonyms (bot/core/search_query.py).
+        """BM25 keyword search for a user's words and their synonyms (bot/core/search_query.py).
 
         Words in more than a tenth of the records (and more than 50) are left out: their BM25
         weight is near nothing, and at 25,000 records each cost more than all the rest together.
         The rarest few are kept whatever their count, so a query of common words still finds.
         """
         query = search_query(words)
-        tokens = dict.fromkeys(t for p in [*query.terms, *query.phrases, *query.synonyms] for t in p.split())
+        tokens = dict.fromkeys(t for p in [*query.terms, *query.synonyms] for t in p.split())
         if not tokens:
             return []
         df = self._doc_freq(list(tokens))
@@ -397,20 +397,14 @@ class Store:
         common = max(COMMON_MIN, COMMON_SHARE * n)
         terms = sorted((t for t in query.terms if df.get(t) != 0), key=lambda t: (df.get(t) or 0, t))
         kept = [t for t in terms if (df.get(t) or 0) <= common][:SEARCH_TERMS] or terms[:3]
-
-        def cheap(phrases: list[str], most: int) -> list[str]:
-            """Phrases every word of which is in the index, the cheapest (rarest commonest word) first."""
-            found = [(max(df.get(t) or 0 for t in p.split()), k, p) for k, p in enumerate(phrases)]
-            return [
-                p
-                for d, _, p in sorted(found)
-                if d <= max(COMMON_MIN, PHRASE_SHARE * n) and all(df.get(t) != 0 for t in p.split())
-            ][:most]
-
-        phrases = cheap(query.phrases, SEARCH_PHRASES)
-        synonyms = cheap(query.synonyms, SEARCH_PHRASES)
+        # a synonym phrase costs every row its commonest word is in: cheapest first, none of a word most records hold
+        costs = [(max(df.get(t) or 0 for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
+        phrase_cap = max(COMMON_MIN, PHRASE_SHARE * n)
+        synonyms = [p for d, _, p in sorted(costs) if d <= phrase_cap and all(df.get(t) != 0 for t in p.split())][
+            :SEARCH_SYNONYMS
+        ]
         scores: dict[str, float] = {}
-        for group, weight in (([*kept, *phrases], 1.0), (synonyms, SYNONYM_WEIGHT)):
+        for group, weight in ((kept, 1.0), (synonyms, SYNONYM_WEIGHT)):
             for rid, rank in self._bm25(group, limit):
                 scores[rid] = scores.get(rid, 0.0) + weight * rank
         return sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
