@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from bot.core.cjk import cjk_split, has_cjk
+from bot.core.cjk import cjk_split
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
 from bot.core.search_query import search_query
@@ -109,8 +109,10 @@ class Stats:
         return dataclasses.asdict(self)
 
 
-COMMON_SHARE = 0.1  # a search word in more than this share of records is left out (search_fts)...
+COMMON_SHARE = 0.05  # a search word in more than this share of records is left out (search_fts)...
 COMMON_MIN = 50  # ...once it is in more records than this too, so a small store keeps its words
+DF_CACHE = 100_000  # words whose record counts are kept between searches
+RAREST = 3  # the rarest words of a query are searched however common they are
 SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
 SEARCH_SYNONYMS = 8  # synonyms searched, those of the rarest words first (each costs every matching row)
 PHRASE_SHARE = 0.3  # a synonym phrase with a word in more than this share of records costs more than it finds
@@ -123,7 +125,9 @@ class Store:
     def __init__(self, path: str | Path, *, check_same_thread: bool = True) -> None:
         self.path = str(path)
         self._instance_id: str | None = None
-        self._vocab = False  # temp.records_fts_vocab made on this connection (search_fts)
+        self._df: dict[str, int] = {}  # token -> records holding it, at store version _df_version (search_fts)
+        self._df_version = -1
+        self._count_at: tuple[int, int] | None = None  # (store version, records) for search_fts
         try:
             conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
             self.db = Database(conn)
@@ -384,72 +388,72 @@ class Store:
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
         """BM25 keyword search for a user's words and their synonyms (bot/core/search_query.py).
 
-        Words in more than a tenth of the records (and more than 50) are left out: their BM25
-        weight is near nothing, and at 25,000 records each cost more than all the rest together.
-        The rarest few are kept whatever their count, so a query of common words still finds.
+        Past the three rarest, words in more than 5% of the records (and more than 50) are left
+        out: their BM25 weight is near nothing, and scoring costs every row a word is in (at
+        25,000 records the common ones cost more than all the rest together). The rarest three
+        are kept whatever their count, so a query of common words still finds. Synonyms are a
+        second query, each counting SYNONYM_WEIGHT of the user's own words.
         """
         query = search_query(words)
         tokens = dict.fromkeys(t for p in [*query.terms, *query.synonyms] for t in p.split())
         if not tokens:
             return []
         df = self._doc_freq(list(tokens))
-        n = self.count()
+        n = self._searched_count()
         common = max(COMMON_MIN, COMMON_SHARE * n)
-        terms = sorted((t for t in query.terms if df.get(t) != 0), key=lambda t: (df.get(t) or 0, t))
-        kept = [t for t in terms if (df.get(t) or 0) <= common][:SEARCH_TERMS] or terms[:3]
-        # a synonym phrase costs every row its commonest word is in: cheapest first, none of a word most records hold
-        costs = [(max(df.get(t) or 0 for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
+        terms = sorted((t for t in query.terms if df[t]), key=lambda t: (df[t], t))
+        kept = [*terms[:RAREST], *(t for t in terms[RAREST:] if df[t] <= common)][:SEARCH_TERMS]
+        # a synonym costs every row its commonest word is in: cheapest first
+        costs = [(max(df[t] for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
         phrase_cap = max(COMMON_MIN, PHRASE_SHARE * n)
-        synonyms = [p for d, _, p in sorted(costs) if d <= phrase_cap and all(df.get(t) != 0 for t in p.split())][
+        synonyms = [p for d, _, p in sorted(costs) if d <= phrase_cap and min(df[t] for t in p.split()) > 0][
             :SEARCH_SYNONYMS
         ]
-        scores: dict[str, float] = {}
+        scores: dict[int, float] = {}
         for group, weight in ((kept, 1.0), (synonyms, SYNONYM_WEIGHT)):
-            for rid, rank in self._bm25(group, limit):
-                scores[rid] = scores.get(rid, 0.0) + weight * rank
-        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
-
-    def _bm25(self, phrases: list[str], limit: int) -> list[tuple[str, float]]:
-        """The best `limit` records holding any of `phrases` (plain tokens), by BM25 (negative: lower is better)."""
-        if not phrases:
-            return []
+            for rowid, rank in self._bm25(group, limit):
+                scores[rowid] = scores.get(rowid, 0.0) + weight * rank
+        best = sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
         # the ids of the best rows only: joining every matching row to its (large) records row
         # read a page per row, most of the time of a search at 25,000 records
+        marks = ",".join("?" * len(best))
+        ids = dict(self.db.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", [r for r, _ in best]))
+        return [(str(ids[r]), rank) for r, rank in best if r in ids]
+
+    def _searched_count(self) -> int:
+        """The number of records, counted again only when the store's version moves."""
+        version = self.version
+        if self._count_at is None or self._count_at[0] != version:
+            self._count_at = (version, self.count())
+        return self._count_at[1]
+
+    def _bm25(self, phrases: list[str], limit: int) -> list[tuple[int, float]]:
+        """The best `limit` rows holding any of `phrases` (plain tokens), by BM25 (negative: lower is better)."""
+        if not phrases:
+            return []
         rows = self.db.execute(
             "SELECT rowid, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
             "WHERE records_fts MATCH ? ORDER BY rank LIMIT ?",
             [" OR ".join(f'"{p}"' for p in phrases), limit],
         ).fetchall()
-        marks = ",".join("?" * len(rows))
-        ids = dict(self.db.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", [r for r, _ in rows]))
-        return [(str(ids[r]), float(rank)) for r, rank in rows if r in ids]
+        return [(int(r), float(rank)) for r, rank in rows]
 
-    def _doc_freq(self, tokens: list[str]) -> dict[str, int | None]:
-        """How many records hold each token (0: none; None: its stem could not be guessed).
+    def _doc_freq(self, tokens: list[str]) -> dict[str, int]:
+        """How many records hold each token, as the index counts it (stemmed as it stems).
 
-        The index holds Porter stems ("memori"), so each token is looked up as itself and as the
-        stems its common suffixes would give; the largest count found is its count.
+        Counted once per store version: the same words come back query after query, and a
+        count costs as much as the word is common.
         """
-        if not self._vocab:
-            self.db.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_fts_vocab USING fts5vocab(main, records_fts, row)"
-            )
-            self._vocab = True
-        forms = {t: _stem_guesses(t) for t in tokens}
-        wanted = sorted({f for fs in forms.values() for f in fs})
-        found: dict[str, int] = {}
-        for k in range(0, len(wanted), 500):
-            part = wanted[k : k + 500]
-            marks = ",".join("?" * len(part))
-            for term, doc in self.db.execute(
-                f"SELECT term, doc FROM temp.records_fts_vocab WHERE term IN ({marks})", part
-            ):
-                found[str(term)] = int(doc)
-        out: dict[str, int | None] = {}
-        for t, fs in forms.items():
-            counts = [found[f] for f in fs if f in found]
-            out[t] = max(counts) if counts else (0 if t.isdigit() or has_cjk(t) else None)
-        return out
+        version = self.version
+        if self._df_version != version or len(self._df) > DF_CACHE:
+            self._df, self._df_version = {}, version
+        for t in tokens:
+            if t not in self._df:
+                row = self.db.execute(
+                    "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", [f'"{t}"']
+                ).fetchone()
+                self._df[t] = int(row[0])
+        return {t: self._df[t] for t in tokens}
 
     # ---- votes ----------------------------------------------------------------------------
 
@@ -574,26 +578,6 @@ class Store:
 
 
 __all__ = ["SCHEMA_VERSION", "ImportSummary", "Reply", "Stats", "Store", "Tally", "Vote", "workaround_key"]
-
-
-def _stem_guesses(token: str) -> list[str]:
-    """`token` and what the Porter stemmer likely makes of it (a CJK bigram is its own stem)."""
-    if has_cjk(token) or token.isdigit():
-        return [token]
-    out = [token]
-    for suffix, repl in (
-        ("ies", "i"),
-        ("es", ""),
-        ("s", ""),
-        ("y", "i"),
-        ("ed", ""),
-        ("ing", ""),
-        ("e", ""),
-        ("ly", "li"),
-    ):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 2:
-            out.append(token[: -len(suffix)] + repl)
-    return out
 
 
 def _search_columns(rec: Record) -> tuple[str, str, str]:
