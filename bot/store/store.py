@@ -403,12 +403,12 @@ class Store:
         common = max(COMMON_MIN, COMMON_SHARE * n)
         terms = sorted((t for t in query.terms if df[t]), key=lambda t: (df[t], t))
         kept = [*terms[:RAREST], *(t for t in terms[RAREST:] if df[t] <= common)][:SEARCH_TERMS]
-        # a synonym costs every row its commonest word is in: cheapest first
+        # a synonym costs every row its commonest word is in: the cheapest three, then the
+        # others none of whose words is common, as for the user's own words
         costs = [(max(df[t] for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
         phrase_cap = max(COMMON_MIN, PHRASE_SHARE * n)
-        synonyms = [p for d, _, p in sorted(costs) if d <= phrase_cap and min(df[t] for t in p.split()) > 0][
-            :SEARCH_SYNONYMS
-        ]
+        found = [(d, p) for d, _, p in sorted(costs) if d <= phrase_cap and min(df[t] for t in p.split()) > 0]
+        synonyms = [*(p for _, p in found[:RAREST]), *(p for d, p in found[RAREST:] if d <= common)][:SEARCH_SYNONYMS]
         scores: dict[int, float] = {}
         for group, weight in ((kept, 1.0), (synonyms, SYNONYM_WEIGHT)):
             for rowid, rank in self._bm25(group, limit):
