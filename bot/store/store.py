@@ -112,7 +112,7 @@ class Stats:
 COMMON_SHARE = 0.05  # a search word in more than this share of records is left out (search_fts)...
 COMMON_MIN = 50  # ...once it is in more records than this too, so a small store keeps its words
 DF_CACHE = 100_000  # words whose record counts are kept between searches
-RAREST = 3  # the rarest words of a query are searched however common they are
+RAREST = 3  # words (and synonyms) searched however common, when no other is searched
 SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
 SEARCH_SYNONYMS = 8  # synonyms searched, those of the rarest words first (each costs every matching row)
 PHRASE_SHARE = 0.3  # a synonym phrase with a word in more than this share of records costs more than it finds
@@ -388,11 +388,11 @@ class Store:
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
         """BM25 keyword search for a user's words and their synonyms (bot/core/search_query.py).
 
-        Past the three rarest, words in more than 5% of the records (and more than 50) are left
-        out: their BM25 weight is near nothing, and scoring costs every row a word is in (at
-        25,000 records the common ones cost more than all the rest together). The rarest three
-        are kept whatever their count, so a query of common words still finds. Synonyms are a
-        second query, each counting SYNONYM_WEIGHT of the user's own words.
+        Words in more than 5% of the records (and more than 50) are left out: their BM25 weight
+        is near nothing, and scoring costs every row a word is in (at 25,000 records the common
+        ones cost more than all the rest together). A query of common words only keeps its
+        rarest three, so it still finds. Synonyms are a second query, each counting
+        SYNONYM_WEIGHT of the user's own words.
         """
         query = search_query(words)
         tokens = dict.fromkeys(t for p in [*query.terms, *query.synonyms] for t in p.split())
@@ -402,7 +402,7 @@ class Store:
         n = self._searched_count()
         common = max(COMMON_MIN, COMMON_SHARE * n)
         terms = sorted((t for t in query.terms if df[t]), key=lambda t: (df[t], t))
-        kept = [*terms[:RAREST], *(t for t in terms[RAREST:] if df[t] <= common)][:SEARCH_TERMS]
+        kept = [t for t in terms if df[t] <= common][:SEARCH_TERMS] or terms[:RAREST]
         # a synonym costs every row its commonest word is in: the cheapest three, then the
         # others none of whose words is common, as for the user's own words
         costs = [(max(df[t] for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
