@@ -29,7 +29,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("hang", "hangs", "stuck", "freeze", "卡住", "卡死", "フリーズ"),
     ("restart", "restarting", "重启", "再起動"),
     # access
-    ("permission denied", "权限不足", "没有权限", "拒绝访问", "権限がありません", "권한 거부"),
+    (
+        "permission denied",
+        "权限不足",
+        "没有权限",
+        "拒绝访问",
+        "権限がありません",
+        "권한 거부",
+        "acceso denegado",
+        "permiso denegado",
+        "permissão negada",
+        "acesso negado",
+        "accès refusé",
+    ),
     ("permission", "权限", "権限", "권한", "permiso", "permissão"),
     ("denied", "rejected", "refused", "拒绝", "被拒", "拒否", "거부", "rechazado", "recusado"),
     ("password", "密码", "パスワード", "비밀번호", "contraseña", "senha"),
@@ -58,7 +70,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "introuvable",
     ),
     ("no such file", "没有那个文件", "文件不存在"),
-    ("install", "installed", "installation", "安装", "装不上", "インストール", "설치", "instalar", "installer"),
+    (
+        "install",
+        "installed",
+        "installation",
+        "安装",
+        "装不上",
+        "インストール",
+        "설치",
+        "instalar",
+        "installer",
+        "instalación",
+        "instalação",
+    ),
     ("download", "下载", "ダウンロード", "다운로드", "descargar", "baixar"),
     ("upload", "上传", "アップロード", "업로드"),
     ("import", "导入", "インポート", "임포트"),
@@ -72,7 +96,20 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("path", "路径", "パス", "경로", "ruta", "caminho"),
     ("file", "文件", "ファイル", "파일", "archivo", "arquivo", "fichier"),
     ("directory", "dir", "folder", "目录", "文件夹", "ディレクトリ", "フォルダ", "디렉토리", "폴더", "carpeta"),
-    ("too large", "too big", "太大", "过大", "超过限制", "大きすぎ", "너무 큽", "muy grande", "muito grande"),
+    (
+        "too large",
+        "too big",
+        "太大",
+        "过大",
+        "超过限制",
+        "大きすぎ",
+        "너무 큽",
+        "muy grande",
+        "muito grande",
+        "demasiado grande",
+        "trop gros",
+        "trop volumineux",
+    ),
     ("disk", "磁盘", "硬盘", "ディスク", "디스크", "disco"),
     ("no space", "space left", "空间不足", "磁盘满", "容量不足", "공간 부족", "sin espacio", "sem espaço"),
     # ML words
@@ -85,7 +122,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("load", "loading", "加载", "载入", "読み込み", "ロード", "로드", "cargar", "carregar", "charger"),
     ("pretrained", "预训练", "事前学習", "사전학습"),
     ("training", "train", "训练", "学習", "학습", "entrenamiento", "treinamento"),
-    ("shape", "形状", "シェイプ", "형상", "forma"),
+    ("shape", "形状", "シェイプ", "형상"),
     ("dimension", "dimensions", "dim", "维度", "次元", "차원", "dimensión", "dimensão"),
     ("gradient", "grad", "梯度", "勾配", "기울기"),
     ("loss", "损失", "损失函数", "損失"),
@@ -102,6 +139,9 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("repository", "repo", "仓库", "リポジトリ", "저장소", "repositorio", "repositório"),
     ("branch", "分支", "ブランチ", "브랜치", "rama", "ramo"),
     ("merge", "合并", "マージ", "병합", "머지", "fusionar", "mesclar"),
+    ("diverged", "divergent", "分叉", "分歧"),
+    ("rebase", "变基", "リベース", "리베이스"),
+    ("clone", "克隆", "クローン", "클론", "clonar"),
     ("push", "推送", "プッシュ", "푸시", "empujar"),
     ("pull", "拉取"),
     ("commit", "提交", "コミット", "커밋"),
@@ -125,11 +165,27 @@ FOREIGN = frozenset(
     autenticação certificado conexión conexão conectar introuvable instalar installer descargar
     baixar módulo paquete pacote versión versão entorno ambiente activar ativar ruta caminho archivo
     arquivo fichier carpeta disco núcleo dispositivo modelo modèle pesos cargar carregar charger
-    entrenamiento treinamento forma dimensión dimensão índice columna coluna arreglo codificación
+    entrenamiento treinamento dimensión dimensão índice columna coluna arreglo codificación
     codificação repositorio repositório rama ramo fusionar mesclar empujar historial histórico
     conflicto conflito contenedor contêiner imagen imagem puerto porta dependencia dependência
-    compilar""".split()  # noqa: SIM905
-) | {"no encontrado", "não encontrado", "muy grande", "muito grande", "sin espacio", "sem espaço"}
+    compilar instalación instalação""".split()  # noqa: SIM905
+) | {
+    "no encontrado",
+    "não encontrado",
+    "muy grande",
+    "muito grande",
+    "sin espacio",
+    "sem espaço",
+    "acceso denegado",
+    "permiso denegado",
+    "permissão negada",
+    "acesso negado",
+    "accès refusé",
+    "demasiado grande",
+    "trop gros",
+    "trop volumineux",
+    "clonar",
+}
 _KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
 _WORDS = re.compile(r"[^\W_]+")
 
