@@ -318,3 +318,14 @@ def test_keyword_search_weighs_a_synonym_less_than_the_users_own_word(store: Sto
     # "oom" and "out of memory" are synonyms (bot/core/synonyms.py): the one typed counts more
     assert [rid for rid, _ in store.search_fts("oom")] == ["t/short", "t/words"]
     assert [rid for rid, _ in store.search_fts("out of memory")] == ["t/words", "t/short"]
+
+
+def test_a_synonym_with_a_word_most_records_hold_is_not_searched(store: Store) -> None:
+    # "timeout" names the group (timed out, 超时, ...): 60 of 61 records say "timed out", more
+    # than 50 and than 30% of them, so that synonym is left out; 超时 (one record) is searched
+    recs = [Record.model_validate(minimal(f"t/w{k:02d}", signature=f"job number{k} timed out")) for k in range(60)]
+    recs.append(Record.model_validate(minimal("t/zh", signature="Job stalled", keywords_zh=["任务超时了"])))
+    store.import_records(recs)
+    assert [rid for rid, _ in store.search_fts("timeout", limit=100)] == ["t/zh"]
+    # typed, the same words are the user's own: the rarest three are kept however common
+    assert {f"t/w{k:02d}" for k in range(60)} <= {rid for rid, _ in store.search_fts("timed out", limit=100)}
