@@ -12,6 +12,7 @@ import re
 
 # CJK unified ideographs (+ extension A), compatibility ideographs, hiragana, katakana, hangul
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+CJK_RUN = _CJK  # one run of CJK characters (bot/core/search_query.py splits text on them)
 
 
 def bigrams(run: str) -> list[str]:

@@ -26,6 +26,7 @@ from sqlite_utils import Database
 from bot.core.cjk import cjk_split
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
+from bot.core.search_query import search_query
 from bot.core.views import Tally, workaround_key
 from bot.errors import InvalidInput, NotFound, StoreError
 from bot.store import audit
@@ -108,12 +109,25 @@ class Stats:
         return dataclasses.asdict(self)
 
 
+COMMON_SHARE = 0.05  # a search word in more than this share of records is left out (search_fts)...
+COMMON_MIN = 50  # ...once it is in more records than this too, so a small store keeps its words
+DF_CACHE = 100_000  # words whose record counts are kept between searches
+RAREST = 3  # words (and synonyms) searched however common, when no other is searched
+SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
+SEARCH_SYNONYMS = 8  # synonyms searched, those of the rarest words first (each costs every matching row)
+PHRASE_SHARE = 0.3  # a synonym phrase with a word in more than this share of records costs more than it finds
+SYNONYM_WEIGHT = 0.2  # a synonym's BM25 counts this much of the user's own words' (dev queries: 0.1-0.3 best)
+
+
 class Store:
     """errfix's SQLite database: records, workarounds, votes, replies, dedupe, learning."""
 
     def __init__(self, path: str | Path, *, check_same_thread: bool = True) -> None:
         self.path = str(path)
         self._instance_id: str | None = None
+        self._df: dict[str, int] = {}  # token -> records holding it, at store version _df_version (search_fts)
+        self._df_version = -1
+        self._count_at: tuple[int, int] | None = None  # (store version, records) for search_fts
         try:
             conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
             self.db = Database(conn)
@@ -372,19 +386,74 @@ class Store:
         return out
 
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
-        """BM25 keyword search; `words` is plain text, quoted here so it can't be FTS syntax."""
-        plain = "".join(c if c.isalnum() else " " for c in words)
-        terms = list(dict.fromkeys(t for t in cjk_split(plain).split() if t))  # Chinese as bigrams, as indexed
-        if not terms:
+        """BM25 keyword search for a user's words and their synonyms (bot/core/search_query.py).
+
+        Words in more than 5% of the records (and more than 50) are left out: their BM25 weight
+        is near nothing, and scoring costs every row a word is in (at 25,000 records the common
+        ones cost more than all the rest together). A query of common words only keeps its
+        rarest three, so it still finds. Synonyms are a second query, each counting
+        SYNONYM_WEIGHT of the user's own words.
+        """
+        query = search_query(words)
+        tokens = dict.fromkeys(t for p in [*query.terms, *query.synonyms] for t in p.split())
+        if not tokens:
             return []
-        query = " OR ".join(f'"{t}"' for t in terms[:32])
+        df = self._doc_freq(list(tokens))
+        n = self._searched_count()
+        common = max(COMMON_MIN, COMMON_SHARE * n)
+        terms = sorted((t for t in query.terms if df[t]), key=lambda t: (df[t], t))
+        kept = [t for t in terms if df[t] <= common][:SEARCH_TERMS] or terms[:RAREST]
+        # a synonym costs every row its commonest word is in: the cheapest three, then the
+        # others none of whose words is common, as for the user's own words
+        costs = [(max(df[t] for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
+        phrase_cap = max(COMMON_MIN, PHRASE_SHARE * n)
+        found = [(d, p) for d, _, p in sorted(costs) if d <= phrase_cap and min(df[t] for t in p.split()) > 0]
+        synonyms = [*(p for _, p in found[:RAREST]), *(p for d, p in found[RAREST:] if d <= common)][:SEARCH_SYNONYMS]
+        scores: dict[int, float] = {}
+        for group, weight in ((kept, 1.0), (synonyms, SYNONYM_WEIGHT)):
+            for rowid, rank in self._bm25(group, limit):
+                scores[rowid] = scores.get(rowid, 0.0) + weight * rank
+        best = sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:limit]
+        # the ids of the best rows only: joining every matching row to its (large) records row
+        # read a page per row, most of the time of a search at 25,000 records
+        marks = ",".join("?" * len(best))
+        ids = dict(self.db.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", [r for r, _ in best]))
+        return [(str(ids[r]), rank) for r, rank in best if r in ids]
+
+    def _searched_count(self) -> int:
+        """The number of records, counted again only when the store's version moves."""
+        version = self.version
+        if self._count_at is None or self._count_at[0] != version:
+            self._count_at = (version, self.count())
+        return self._count_at[1]
+
+    def _bm25(self, phrases: list[str], limit: int) -> list[tuple[int, float]]:
+        """The best `limit` rows holding any of `phrases` (plain tokens), by BM25 (negative: lower is better)."""
+        if not phrases:
+            return []
         rows = self.db.execute(
-            "SELECT records.id, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
-            "JOIN records ON records.rowid = records_fts.rowid WHERE records_fts MATCH ? "
-            "ORDER BY rank LIMIT ?",
-            [query, limit],
+            "SELECT rowid, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
+            "WHERE records_fts MATCH ? ORDER BY rank LIMIT ?",
+            [" OR ".join(f'"{p}"' for p in phrases), limit],
         ).fetchall()
-        return [(rid, float(rank)) for rid, rank in rows]
+        return [(int(r), float(rank)) for r, rank in rows]
+
+    def _doc_freq(self, tokens: list[str]) -> dict[str, int]:
+        """How many records hold each token, as the index counts it (stemmed as it stems).
+
+        Counted once per store version: the same words come back query after query, and a
+        count costs as much as the word is common.
+        """
+        version = self.version
+        if self._df_version != version or len(self._df) > DF_CACHE:
+            self._df, self._df_version = {}, version
+        for t in tokens:
+            if t not in self._df:
+                row = self.db.execute(
+                    "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", [f'"{t}"']
+                ).fetchone()
+                self._df[t] = int(row[0])
+        return {t: self._df[t] for t in tokens}
 
     # ---- votes ----------------------------------------------------------------------------
 

@@ -296,3 +296,36 @@ def test_open_store_without_seed(tmp_path: Path) -> None:
     store = open_store(tmp_path / "bare.db", seed=False)
     assert store.count() == 0
     store.close()
+
+
+def test_keyword_search_leaves_out_words_most_records_hold(store: Store) -> None:
+    # 61 records say "widget": more than 50 and than a twentieth of them, so it is left out when
+    # a rarer word is asked for too; alone, it is among the rarest three and kept
+    recs = [Record.model_validate(minimal(f"t/w{k:02d}", signature=f"widget failure number{k}")) for k in range(60)]
+    recs.append(Record.model_validate(minimal("t/sprocket", signature="widget sprocket jammed")))
+    store.import_records(recs)
+    assert [rid for rid, _ in store.search_fts("widget sprocket", limit=100)] == ["t/sprocket"]
+    assert len(store.search_fts("widget", limit=100)) == 61
+
+
+def test_keyword_search_weighs_a_synonym_less_than_the_users_own_word(store: Store) -> None:
+    store.import_records(
+        [
+            Record.model_validate(minimal("t/words", signature="Ran out of memory on the card")),
+            Record.model_validate(minimal("t/short", signature="Process got OOM")),
+        ]
+    )
+    # "oom" and "out of memory" are synonyms (bot/core/synonyms.py): the one typed counts more
+    assert [rid for rid, _ in store.search_fts("oom")] == ["t/short", "t/words"]
+    assert [rid for rid, _ in store.search_fts("out of memory")] == ["t/words", "t/short"]
+
+
+def test_a_synonym_with_a_word_most_records_hold_is_not_searched(store: Store) -> None:
+    # "timeout" names the group (timed out, 超时, ...): 60 of 61 records say "timed out", more
+    # than 50 and than 30% of them, so that synonym is left out; 超时 (one record) is searched
+    recs = [Record.model_validate(minimal(f"t/w{k:02d}", signature=f"job number{k} timed out")) for k in range(60)]
+    recs.append(Record.model_validate(minimal("t/zh", signature="Job stalled", keywords_zh=["任务超时了"])))
+    store.import_records(recs)
+    assert [rid for rid, _ in store.search_fts("timeout", limit=100)] == ["t/zh"]
+    # typed, the same words are the user's own: the rarest three are kept however common
+    assert {f"t/w{k:02d}" for k in range(60)} <= {rid for rid, _ in store.search_fts("timed out", limit=100)}
