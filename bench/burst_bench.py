@@ -65,9 +65,10 @@ ACK_DEADLINE_MS = 3000.0
 
 def build_store(db: Path, size: int) -> None:
     base = [Record.model_validate(json.loads(x)) for x in CORPUS.read_text(encoding="utf-8").splitlines() if x.strip()]
-    store = open_store(str(db))  # a new database gets the bundled seeds
+    store = open_store(str(db))  # a new database gets the bundled seeds (--records 0: only them)
     try:
-        store.import_records(base if size <= len(base) else synthetic_store(base, size))
+        if size:
+            store.import_records(base[:size] if size <= len(base) else synthetic_store(base, size))
     finally:
         store.close()
 
