@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core import blocks as kit
-from bot.core.messages import t
+from bot.core.messages import lang_of, t
 from bot.core.views import MatchView
 
 TEACH_SHORTCUT = "errfix_teach"  # the message shortcut's callback_id (deploy/slack-manifest.yml)
@@ -104,6 +104,17 @@ def submitted_values(view: dict[str, Any]) -> dict[str, str]:
     """Field → text of a submitted modal's inputs ('' for an empty one)."""
     state = (view.get("state") or {}).get("values") or {}
     return {name: str(((state.get(name) or {}).get(VALUE) or {}).get("value") or "") for name, *_ in FIELDS}
+
+
+def not_saved_text(problems: dict[str, str], lang: str | None = "en") -> str:
+    """The private note when a checked form still could not be stored (another save of the same
+    error came first): its problems, named by field in English (as `errfix` prints them) and by
+    the box's label in Chinese."""
+    if lang_of(lang) == "zh":
+        why = "；".join(f"{t(f'teach_label_{name}', lang)}：{text}" for name, text in problems.items())
+    else:
+        why = "; ".join(f"{name}: {text}" for name, text in problems.items())
+    return t("teach_not_saved", lang, why=why)
 
 
 def saved_text(record_id: str, lang: str | None = "en") -> str:

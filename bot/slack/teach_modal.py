@@ -29,6 +29,7 @@ from bot.core.teach_view import (
     TEACH_SHORTCUT,
     TEACH_SUBMIT,
     TeachMeta,
+    not_saved_text,
     nudge_blocks,
     nudge_text,
     saved_blocks,
@@ -197,7 +198,8 @@ def on_teach_submit(deps: Deps) -> Listener:
         try:
             rec = await deps.errfix.teach(form, submitter=user, permalink=permalink, record_id=meta.record_id or None)
         except InvalidInput as e:  # changed since the check (another save of the same error)
-            await client.chat_postEphemeral(channel=meta.channel, user=user, text=t("teach_not_saved", lang, why=e))
+            text = await _not_saved(deps, form, meta, lang, e)
+            await client.chat_postEphemeral(channel=meta.channel, user=user, text=text)
             return
         shown = await deps.errfix.view(rec.id)
         if shown is None:
@@ -231,10 +233,20 @@ async def _save_edit(
             editor=user,
         )
     except InvalidInput as e:
-        await client.chat_postEphemeral(channel=meta.channel, user=user, text=t("teach_not_saved", lang, why=e))
+        await client.chat_postEphemeral(
+            channel=meta.channel, user=user, text=await _not_saved(deps, form, meta, lang, e)
+        )
         return
     text = t("teach_updated", lang, id=rec.id)
     await client.chat_postEphemeral(channel=meta.channel, user=user, text=text)
+
+
+async def _not_saved(deps: Deps, form: TeachForm, meta: TeachMeta, lang: str, error: InvalidInput) -> str:
+    """Why a checked form was not stored, in `lang`: the service's error lists the problems in
+    English, so they are asked again in the person's language (the service's own words when they
+    have gone again since)."""
+    problems = await deps.errfix.teach_problems(form, meta.record_id or None, lang)
+    return not_saved_text(problems, lang) if problems else t("teach_not_saved", lang, why=error)
 
 
 def register(app: AsyncApp, deps: Deps) -> None:

@@ -20,7 +20,14 @@ from bot.core.extract import extract
 from bot.core.leak_notice import secret_notice
 from bot.core.messages import MESSAGES, Note, fields, is_chinese, language, notes_text, t
 from bot.core.records import Record
-from bot.core.teach_view import TeachMeta, nudge_blocks, saved_blocks, teach_modal, team_home_blocks
+from bot.core.teach_view import (
+    TeachMeta,
+    not_saved_text,
+    nudge_blocks,
+    saved_blocks,
+    teach_modal,
+    team_home_blocks,
+)
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds, workaround_key
 from bot.fakeslack.blocks_check import check_blocks, check_modal
 from bot.service.teach import form_problems
@@ -224,10 +231,22 @@ def teach_zh_renderings(sure: MatchView) -> dict[str, Any]:
         "teach modal, no error line": teach_modal({}, meta, record_id="team/general/…", lang="zh"),
         "teach modal, editing": teach_modal(values, edit, record_id=TEACH_ID, lang="zh"),
         "teach problems": [why for found in problems for why in found.values()],
+        "teach not saved": not_saved_text(problems[-1] | problems[0], "zh-CN"),
         "teach saved reply": saved_blocks(sure, locale="zh-CN"),
         "teach nudge": nudge_blocks("C1", "1.0", "2.0", "zh-CN"),
         "App Home, team records": team_home_blocks([sure], [sure], "zh-CN"),
     }
+
+
+def test_a_form_not_saved_names_its_problems_by_field_in_english_and_by_label_in_chinese() -> None:
+    problems = {"regex": "It does not match the error line.", "fix": "Fix that worked is required."}
+    assert not_saved_text(problems) == (
+        "Not saved: regex: It does not match the error line.; fix: Fix that worked is required."
+    )
+    zh = {"regex": "它匹配不到错误行。", "fix": "请填写有效的修复方法。"}
+    assert (
+        not_saved_text(zh, "zh-CN") == "未保存：正则表达式：它匹配不到错误行。；有效的修复方法：请填写有效的修复方法。"
+    )
 
 
 def test_the_teach_problems_are_each_said_in_chinese() -> None:
