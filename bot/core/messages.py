@@ -212,6 +212,91 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "已开启：我会在这里提议把已解决的讨论保存为记录。",
     },
     "teach_not_saved": {"en": "Not saved: {why}", "zh": "未保存：{why}"},
+    # the modal's title, the nudge's button
+    "teach_title": {"en": "Save as errfix record", "zh": "保存为 errfix 记录"},
+    "teach_save": {"en": "Save", "zh": "保存"},
+    "teach_cancel": {"en": "Cancel", "zh": "取消"},
+    "teach_label_error_line": {"en": "Error line", "zh": "错误行"},
+    "teach_label_regex": {"en": "Regex", "zh": "正则表达式"},
+    "teach_label_root_cause": {"en": "Root cause", "zh": "根本原因"},
+    "teach_label_fix": {"en": "Fix that worked", "zh": "有效的修复方法"},
+    "teach_label_how": {"en": "How (command or code)", "zh": "怎么做（命令或代码）"},
+    "teach_hint_error_line": {
+        "en": "The error as it is printed: what the next paste will contain.",
+        "zh": "错误打印出来的原样：下一次粘贴里会出现的内容。",
+    },
+    "teach_hint_regex": {
+        "en": "Recognises the error with other numbers, paths and names (RE2 and Python).",
+        "zh": "换了数字、路径和名称也能认出这个错误（RE2 和 Python 通用）。",
+    },
+    "teach_hint_root_cause": {"en": "Why it happens, in plain words.", "zh": "用平实的话说明为什么会出现。"},
+    "teach_hint_fix": {"en": "What to do, in one or two sentences.", "zh": "该怎么做，一两句话即可。"},
+    "teach_hint_how": {"en": "The command or code that does it.", "zh": "执行修复的命令或代码。"},
+    "teach_no_error_line": {
+        "en": "I found no error line in that message: paste the error below.",
+        "zh": "那条消息里没有找到错误行：请在下面粘贴错误。",
+    },
+    "teach_saved_as_id": {
+        "en": "Saved as `{id}` (from the error line) · domain {domain}",
+        "zh": "将保存为 `{id}`（由错误行生成）· 领域 {domain}",
+    },
+    "teach_updates_id": {
+        "en": "Updates `{id}` (from the error line) · domain {domain}",
+        "zh": "将更新 `{id}`（由错误行生成）· 领域 {domain}",
+    },
+    "teach_saved": {
+        "en": "Saved as `{id}` — I'll answer this error from now on.",
+        "zh": "已保存为 `{id}`，以后我会回答这个错误。",
+    },
+    "teach_nudge": {
+        "en": "Solved? Save this thread as an errfix record and I'll answer this error from now on.",
+        "zh": "解决了吗？把这个讨论保存为 errfix 记录，以后我就会回答这个错误。",
+    },
+    "teach_nudge_off": {
+        "en": "`/errfix teach off` stops these offers in this channel.",
+        "zh": "`/errfix teach off` 可以在本频道停止这类提议。",
+    },
+    "teach_home_header": {"en": "Taught by your team", "zh": "你的团队教给我的"},
+    "teach_home_newest": {"en": "*Newest:*", "zh": "*最新：*"},
+    "teach_home_helpful": {"en": "*Most helpful:*", "zh": "*最有帮助：*"},
+    "teach_home_how": {
+        "en": "Save a solved thread with *Save as errfix record* in a message's ⋯ menu.",
+        "zh": "在消息的 ⋯ 菜单里选 *保存为 errfix 记录*，就能保存一个已解决的讨论。",
+    },
+    "teach_not_team": {
+        "en": "`{id}` is not a team record: only records saved from Slack can be edited here.",
+        "zh": "`{id}` 不是团队记录：这里只能编辑从 Slack 保存的记录。",
+    },
+    "teach_not_yours": {
+        "en": "Only <@{author}> (who saved it) or a workspace admin can edit `{id}`.",
+        "zh": "只有 <@{author}>（保存它的人）或工作区管理员可以编辑 `{id}`。",
+    },
+    "teach_updated": {
+        "en": "Updated `{id}`; I answer from the new version now.",
+        "zh": "已更新 `{id}`；我现在按新版本回答。",
+    },
+    # the form's per-field problems (`response_action: errors`), under their box
+    "teach_required": {"en": "{label} is required.", "zh": "请填写{label}。"},
+    "teach_too_long": {"en": "At most {n} characters.", "zh": "最多 {n} 个字符。"},
+    "teach_re2": {"en": "RE2 cannot compile it: {reason}.", "zh": "RE2 无法编译它：{reason}。"},
+    "teach_python_re": {"en": "Python's re cannot compile it.", "zh": "Python 的 `re` 无法编译它。"},
+    "teach_no_match": {"en": "It does not match the error line.", "zh": "它匹配不到错误行。"},
+    "teach_no_literal": {
+        "en": "It has no literal text, so it would match almost anything.",
+        "zh": "它没有任何字面文字，几乎什么都能匹配。",
+    },
+    "teach_redos": {
+        "en": "It may backtrack catastrophically; make it simpler.",
+        "zh": "它可能发生灾难性回溯，请写得简单一些。",
+    },
+    "teach_chat": {
+        "en": "Too broad: it matches ordinary chat ({chat}).",
+        "zh": "太宽泛：它会匹配普通聊天（{chat}）。",
+    },
+    "teach_known": {
+        "en": "Too broad, or already known: it matches the signature of {id}.",
+        "zh": "太宽泛，或者已经有了：它匹配 {id} 的签名。",
+    },
     # ---- the terminal (errfix match / search) ------------------------------------------------------
     "cli_why": {"en": "Why: {cause}", "zh": "原因：{cause}"},
     "cli_fixes": {"en": "Fixes, best first:", "zh": "修复方法（按效果排序）："},

@@ -244,8 +244,10 @@ class AsyncErrfix:
     async def draft(self, text: str, fix: str = "") -> Draft | None:
         return await self._run(lambda s: s.draft(text, fix))
 
-    async def teach_problems(self, form: TeachForm, record_id: str | None = None) -> dict[str, str]:
-        return await self._run(lambda s: s.teach_problems(form, record_id))
+    async def teach_problems(
+        self, form: TeachForm, record_id: str | None = None, lang: str | None = "en"
+    ) -> dict[str, str]:
+        return await self._run(lambda s: s.teach_problems(form, record_id, lang))
 
     async def teach(
         self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None, editor: str = ""

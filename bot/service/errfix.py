@@ -514,9 +514,9 @@ class Errfix:
             rid = f"{wanted}-{n}"
         return rid
 
-    def teach_problems(self, form: TeachForm, record_id: str | None = None) -> dict[str, str]:
-        """Per field, why the form cannot be stored yet (empty: it can)."""
-        return form_problems(form, self.store.signatures(), own_id=record_id)
+    def teach_problems(self, form: TeachForm, record_id: str | None = None, lang: str | None = "en") -> dict[str, str]:
+        """Per field, why the form cannot be stored yet (empty: it can), said in `lang`."""
+        return form_problems(form, self.store.signatures(), own_id=record_id, lang=lang)
 
     def teach(
         self, form: TeachForm, *, submitter: str, permalink: str, record_id: str | None = None, editor: str = ""

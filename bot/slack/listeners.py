@@ -132,7 +132,7 @@ def on_home(deps: Deps) -> Listener:
         locale = (await deps.users.get(client, user)).locale
         view = kit.home_view(summary, locale)
         newest, helpful = await deps.errfix.team_home()
-        with_team = view["blocks"] + team_home_blocks(newest, helpful)  # team records (#17), when they fit
+        with_team = view["blocks"] + team_home_blocks(newest, helpful, locale)  # team records (#17), when they fit
         if kit.fits(with_team, kit.MAX_HOME_BLOCKS):
             view["blocks"] = with_team
         await client.views_publish(user_id=user, view=view)

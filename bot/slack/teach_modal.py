@@ -6,7 +6,8 @@ the modal is opened with the draft (`AsyncErrfix.draft`, the code `errfix draft`
 trigger's 3 seconds are up. A submission is checked per field (`response_action: errors` keeps
 the modal open with the reasons); a valid one is acknowledged, stored and indexed (the service
 rebuilds the index before it returns), then errfix says so in the thread with the record's
-answer and vote buttons, and remembers that reply so votes on it count.
+answer and vote buttons, and remembers that reply so votes on it count. The modal, its problems and
+the edit replies are in the language of the person using them (their Slack locale, `language`).
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.draft import TeachForm
 from bot.core.extract import unescape_slack
-from bot.core.messages import t
+from bot.core.messages import language, t
 from bot.core.records import Record
 from bot.core.teach_view import (
-    NUDGE_TEXT,
     TEACH_OPEN,
     TEACH_SHORTCUT,
     TEACH_SUBMIT,
     TeachMeta,
+    not_saved_text,
     nudge_blocks,
+    nudge_text,
     saved_blocks,
     saved_text,
     submitted_values,
@@ -56,11 +58,12 @@ async def _paste_and_fix(deps: Deps, client: AsyncWebClient, channel: str, messa
 
 
 async def open_modal(
-    deps: Deps, client: AsyncWebClient, *, trigger_id: str, channel: str, message: dict[str, Any]
+    deps: Deps, client: AsyncWebClient, *, trigger_id: str, channel: str, user: str, message: dict[str, Any]
 ) -> None:
     """Open the teach modal for `message` (a paste, a reply in its thread, or errfix's answer),
-    prefilled from its thread, before `trigger_id`'s 3 seconds are up."""
+    prefilled from its thread, in `user`'s language, before `trigger_id`'s 3 seconds are up."""
     paste, fix = await _paste_and_fix(deps, client, channel, message)
+    lang = language((await deps.users.get(client, user)).locale)
     found = await deps.errfix.draft(paste, fix=fix)
     values = found.to_json() if found else {"fix": fix}
     if found:
@@ -69,7 +72,7 @@ async def open_modal(
     ts = str(message.get("ts") or "")
     meta = TeachMeta(channel, str(message.get("thread_ts") or ts), ts, domain)
     rid = found.id if found else f"team/{domain}/…"
-    await client.views_open(trigger_id=trigger_id, view=teach_modal(values, meta, record_id=rid))
+    await client.views_open(trigger_id=trigger_id, view=teach_modal(values, meta, record_id=rid, lang=lang))
 
 
 def on_teach_shortcut(deps: Deps) -> Listener:
@@ -78,7 +81,9 @@ def on_teach_shortcut(deps: Deps) -> Listener:
         await ack()
         channel = str((shortcut.get("channel") or {}).get("id") or "")
         message = shortcut.get("message") or {}
-        await open_modal(deps, client, trigger_id=str(shortcut["trigger_id"]), channel=channel, message=message)
+        user = str((shortcut.get("user") or {}).get("id") or "")
+        trigger = str(shortcut["trigger_id"])
+        await open_modal(deps, client, trigger_id=trigger, channel=channel, user=user, message=message)
 
     return handle_teach
 
@@ -97,7 +102,9 @@ def on_teach_button(deps: Deps) -> Listener:
         thread = await deps.outbox.thread(client, channel=channel, ts=ts)
         message = next((m for m in thread if m.get("ts") == ts), None)
         if message is not None:
-            await open_modal(deps, client, trigger_id=str(body["trigger_id"]), channel=channel, message=message)
+            user = str((body.get("user") or {}).get("id") or "")
+            trigger = str(body["trigger_id"])
+            await open_modal(deps, client, trigger_id=trigger, channel=channel, user=user, message=message)
 
     return handle_teach_button
 
@@ -120,9 +127,9 @@ async def nudge(deps: Deps, client: AsyncWebClient, *, channel: str, ts: str, us
         return False
     if not await deps.errfix.first_seen([f"teach-nudge:{channel}:{root_ts}"]):
         return False
-    await client.chat_postEphemeral(
-        channel=channel, user=user, thread_ts=root_ts, text=NUDGE_TEXT, blocks=nudge_blocks(channel, root_ts, ts)
-    )
+    lang = language((await deps.users.get(client, user)).locale)
+    blocks = nudge_blocks(channel, root_ts, ts, lang)
+    await client.chat_postEphemeral(channel=channel, user=user, thread_ts=root_ts, text=nudge_text(lang), blocks=blocks)
     return True
 
 
@@ -148,17 +155,18 @@ async def open_edit(
     deps: Deps, client: AsyncWebClient, *, trigger_id: str, channel: str, user: str, record_id: str
 ) -> str | None:
     """`/errfix edit ID`: reopen the modal on a team record for its author or a workspace admin;
-    the reason it cannot be, or None when the modal is open."""
+    the reason it cannot be (in their language), or None when the modal is open."""
+    lang = language((await deps.users.get(client, user)).locale)
     shown = await deps.errfix.view(record_id)
     if shown is None or shown.record.verification_tier != "team":
-        return f"`{record_id}` is not a team record: only records saved from Slack can be edited here."
+        return t("teach_not_team", lang, id=record_id)
     author = team_info(shown.record).get("submitted_by", "")
     if user != author:
         info = await client.users_info(user=user)
         if not (info.get("user") or {}).get("is_admin"):
-            return f"Only <@{author}> (who saved it) or a workspace admin can edit `{record_id}`."
+            return t("teach_not_yours", lang, author=author, id=record_id)
     meta = TeachMeta(channel, "", "", shown.record.domain or "general", record_id=record_id)
-    view = teach_modal(record_values(shown.record), meta, record_id=record_id)
+    view = teach_modal(record_values(shown.record), meta, record_id=record_id, lang=lang)
     await client.views_open(trigger_id=trigger_id, view=view)
     return None
 
@@ -171,14 +179,16 @@ def on_teach_submit(deps: Deps) -> Listener:
         form = TeachForm(
             values["error_line"], values["regex"], values["fix"], values["root_cause"], values["how"], meta.domain
         )
-        problems = await deps.errfix.teach_problems(form, meta.record_id or None)
+        user = str((body.get("user") or {}).get("id") or "")
+        locale = (await deps.users.get(client, user)).locale  # asked when the modal opened: cached
+        lang = language(locale)
+        problems = await deps.errfix.teach_problems(form, meta.record_id or None, lang)
         if problems:
             await ack(response_action="errors", errors=problems)
             return
         await ack()
-        user = str((body.get("user") or {}).get("id") or "")
         if meta.record_id:  # an edit: who taught it and where stay as they were
-            await _save_edit(deps, client, form, meta, user)
+            await _save_edit(deps, client, form, meta, user, lang)
             return
         try:
             link = await client.chat_getPermalink(channel=meta.channel, message_ts=meta.thread_ts)
@@ -188,18 +198,18 @@ def on_teach_submit(deps: Deps) -> Listener:
         try:
             rec = await deps.errfix.teach(form, submitter=user, permalink=permalink, record_id=meta.record_id or None)
         except InvalidInput as e:  # changed since the check (another save of the same error)
-            await client.chat_postEphemeral(channel=meta.channel, user=user, text=t("teach_not_saved", None, why=e))
+            text = await _not_saved(deps, form, meta, lang, e)
+            await client.chat_postEphemeral(channel=meta.channel, user=user, text=text)
             return
         shown = await deps.errfix.view(rec.id)
         if shown is None:
             return
-        locale = (await deps.users.get(client, user)).locale
         reply_ts = await deps.outbox.post(
             client,
             channel=meta.channel,
             thread_ts=meta.thread_ts,
             reply_broadcast=False,
-            text=saved_text(rec.id),
+            text=saved_text(rec.id, locale),
             blocks=saved_blocks(shown, locale=locale),
         )
         if reply_ts:
@@ -209,7 +219,9 @@ def on_teach_submit(deps: Deps) -> Listener:
     return handle_submit
 
 
-async def _save_edit(deps: Deps, client: AsyncWebClient, form: TeachForm, meta: TeachMeta, user: str) -> None:
+async def _save_edit(
+    deps: Deps, client: AsyncWebClient, form: TeachForm, meta: TeachMeta, user: str, lang: str
+) -> None:
     before = await deps.errfix.view(meta.record_id)
     mark = team_info(before.record) if before else {}
     try:
@@ -221,10 +233,20 @@ async def _save_edit(deps: Deps, client: AsyncWebClient, form: TeachForm, meta: 
             editor=user,
         )
     except InvalidInput as e:
-        await client.chat_postEphemeral(channel=meta.channel, user=user, text=t("teach_not_saved", None, why=e))
+        await client.chat_postEphemeral(
+            channel=meta.channel, user=user, text=await _not_saved(deps, form, meta, lang, e)
+        )
         return
-    text = f"Updated `{rec.id}`; I answer from the new version now."
+    text = t("teach_updated", lang, id=rec.id)
     await client.chat_postEphemeral(channel=meta.channel, user=user, text=text)
+
+
+async def _not_saved(deps: Deps, form: TeachForm, meta: TeachMeta, lang: str, error: InvalidInput) -> str:
+    """Why a checked form was not stored, in `lang`: the service's error lists the problems in
+    English, so they are asked again in the person's language (the service's own words when they
+    have gone again since)."""
+    problems = await deps.errfix.teach_problems(form, meta.record_id or None, lang)
+    return not_saved_text(problems, lang) if problems else t("teach_not_saved", lang, why=error)
 
 
 def register(app: AsyncApp, deps: Deps) -> None:

@@ -15,12 +15,22 @@ import pytest
 
 from bot.core import blocks as kit
 from bot.core import render
+from bot.core.draft import TeachForm
 from bot.core.extract import extract
 from bot.core.leak_notice import secret_notice
 from bot.core.messages import MESSAGES, Note, fields, is_chinese, language, notes_text, t
 from bot.core.records import Record
+from bot.core.teach_view import (
+    TeachMeta,
+    not_saved_text,
+    nudge_blocks,
+    saved_blocks,
+    teach_modal,
+    team_home_blocks,
+)
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds, workaround_key
-from bot.fakeslack.blocks_check import check_blocks
+from bot.fakeslack.blocks_check import check_blocks, check_modal
+from bot.service.teach import form_problems
 from tests.conftest import REPO
 
 RECORD: dict[str, Any] = {
@@ -97,7 +107,7 @@ def test_a_chinese_query_or_a_zh_locale_is_answered_in_chinese() -> None:
 
 CODE = re.compile(r"`[^`]*`|<[^>]*>|:[a-z0-9_+-]+:|https?://\S+")
 WORD = re.compile(r"[A-Za-z]{2,}")
-OWN_NAMES = {"errfix", "Slack", "ID"}  # names, the same in both languages
+OWN_NAMES = {"errfix", "Slack", "ID", "RE", "Python"}  # names, the same in both languages (RE2)
 
 
 def english_words() -> set[str]:
@@ -183,18 +193,80 @@ def zh_renderings() -> dict[str, Any]:
             render.search_text("显存", [weak], "zh", 0.6),
             render.search_text("显存", [], "zh"),
         ],
+        **teach_zh_renderings(sure),
     }
+
+
+TEACH_ID = "team/pytorch/runtimeerror-loss-is-nan"
+CHAT = "the build failed again, looking into it"  # one of the draft's ordinary chat lines
+
+
+def teach_zh_renderings(sure: MatchView) -> dict[str, Any]:
+    """Teach (#17) in Chinese: the modal (new, empty, edit), its per-field problems, the saved
+    reply, the nudge and the App Home's team part."""
+    fix = RECORD["workarounds"][0]
+    values = {
+        "error_line": RECORD["signature"],
+        "regex": RECORD["regex"],
+        "root_cause": RECORD["root_cause"],
+        "fix": fix["action"],
+        "how": fix["how"],
+    }
+    meta = TeachMeta("C1", "1.0", "2.0", "pytorch")
+    edit = TeachMeta("C1", "", "", "pytorch", record_id=TEACH_ID)
+    known = [(RECORD["id"], RECORD["signature"])]
+    problems = [
+        form_problems(TeachForm(" ", "", ""), [], lang="zh"),
+        form_problems(TeachForm("x" * 3001, "y", "z"), [], lang="zh"),
+        form_problems(TeachForm(RECORD["signature"], "(unclosed", "z"), [], lang="zh"),
+        form_problems(TeachForm(RECORD["signature"], r"\pL+: Loss is NaN", "z"), [], lang="zh"),
+        form_problems(TeachForm(RECORD["signature"], "[0-9]+", "z"), [], lang="zh"),
+        form_problems(TeachForm(RECORD["signature"], r"Loss(\s*)*is NaN", "z"), [], lang="zh"),
+        form_problems(TeachForm(RECORD["signature"], "Loss is Inf", "z"), [], lang="zh"),
+        form_problems(TeachForm(CHAT, "failed", "z"), [], lang="zh"),
+        form_problems(TeachForm(RECORD["signature"], RECORD["regex"], "z"), known, lang="zh-CN"),
+    ]
+    return {
+        "teach modal": teach_modal(values, meta, record_id=TEACH_ID, lang="zh-CN"),
+        "teach modal, no error line": teach_modal({}, meta, record_id="team/general/…", lang="zh"),
+        "teach modal, editing": teach_modal(values, edit, record_id=TEACH_ID, lang="zh"),
+        "teach problems": [why for found in problems for why in found.values()],
+        "teach not saved": not_saved_text(problems[-1] | problems[0], "zh-CN"),
+        "teach saved reply": saved_blocks(sure, locale="zh-CN"),
+        "teach nudge": nudge_blocks("C1", "1.0", "2.0", "zh-CN"),
+        "App Home, team records": team_home_blocks([sure], [sure], "zh-CN"),
+    }
+
+
+def test_a_form_not_saved_names_its_problems_by_field_in_english_and_by_label_in_chinese() -> None:
+    problems = {"regex": "It does not match the error line.", "fix": "Fix that worked is required."}
+    assert not_saved_text(problems) == (
+        "Not saved: regex: It does not match the error line.; fix: Fix that worked is required."
+    )
+    zh = {"regex": "它匹配不到错误行。", "fix": "请填写有效的修复方法。"}
+    assert (
+        not_saved_text(zh, "zh-CN") == "未保存：正则表达式：它匹配不到错误行。；有效的修复方法：请填写有效的修复方法。"
+    )
+
+
+def test_the_teach_problems_are_each_said_in_chinese() -> None:
+    """Every kind of problem the form can have shows up above, so the scan reads each of them."""
+    found = teach_zh_renderings(view(RECORD, 0.92))["teach problems"]
+    assert len(set(found)) == 11 and all(re.search(r"[\u4e00-\u9fff]", why) for why in found), found
+    assert "请填写错误行。" in found and "最多 3000 个字符。" in found
 
 
 @pytest.mark.parametrize("name", list(zh_renderings()))
 def test_a_chinese_rendering_keeps_no_english_of_errfix_own(name: str) -> None:
     rendered = zh_renderings()[name]
-    assert english_left(rendered, "U_ZHANG", "run.log", "3.3 MB", "aws-access-key") == set(), name
+    assert english_left(rendered, "U_ZHANG", "run.log", "3.3 MB", "aws-access-key", CHAT) == set(), name
 
 
 def test_the_chinese_renderings_are_valid_block_kit() -> None:
     for rendered in zh_renderings().values():
-        if isinstance(rendered, dict):
+        if isinstance(rendered, dict) and rendered.get("type") == "modal":
+            check_modal(rendered)
+        elif isinstance(rendered, dict):
             check_blocks(rendered["blocks"], kit.MAX_HOME_BLOCKS)
         elif isinstance(rendered, list) and rendered and isinstance(rendered[0], dict):
             check_blocks([b for b in rendered if isinstance(b, dict)])
@@ -215,9 +287,21 @@ def test_the_check_itself_sees_english_left_in() -> None:
     assert {"Why", "Fixes", "best", "first", "Worked", "Didn", "work", "Not", "this", "error"} <= left
 
 
+def test_the_check_sees_english_left_in_the_teach_modal() -> None:
+    values = {"error_line": RECORD["signature"], "regex": RECORD["regex"]}
+    modal = teach_modal(values, TeachMeta("C1", "1.0", "2.0", "pytorch"), record_id=TEACH_ID, lang="en")
+    left = english_left(modal)
+    assert {"Save", "Cancel", "Error", "line", "Regex", "Root", "cause", "Fix", "that", "worked", "How"} <= left
+    assert {"Why", "happens", "plain", "words", "domain"} <= left  # the hints and the context line too
+
+
 # ---- and no literal English is handed to Slack directly ----------------------------------------
 
 SOURCES = [REPO / "bot/core/blocks.py", REPO / "bot/core/render.py", REPO / "bot/core/leak_notice.py"]
+# modules whose every string is for people (the teach modal, the form's problems, #17): any prose
+# in them, returned or stored, not only what is handed to a builder, must come from the catalogue
+PEOPLE_ONLY = [REPO / "bot/core/teach_view.py", REPO / "bot/service/teach.py", REPO / "bot/slack/teach_modal.py"]
+SOURCES += [path for path in PEOPLE_ONLY if path not in SOURCES]
 SOURCES += sorted((REPO / "bot/slack").glob("*.py"))
 BUILDERS = {"section", "context", "header", "button"}
 TEXT_ARGS = {"text", "title", "placeholder"}
@@ -239,14 +323,69 @@ def literal_words(node: ast.AST) -> list[str]:
     return [w for child in children for w in literal_words(child)]
 
 
-def direct_literals(path: Path, root: Path = REPO) -> list[str]:
-    """`section("Some words")`, `button("Worked", …)`, `text="…"`: literal English given to Slack."""
+# prose, not a key or a pattern: a capitalised word, or two words with a space between
+PROSE = re.compile(r"^[A-Z][a-z]+\b|[A-Za-z][a-z]+ [A-Za-z]{2,}")
+CONSTANTS = (ast.Constant, ast.JoinedStr, ast.Tuple, ast.List, ast.Set, ast.Dict)
+
+
+def module_prose(value: ast.AST) -> list[str]:
+    """Words of the prose in a module-level constant: a string, or strings in a tuple, list,
+    set or dict literal (nested too: a tuple of labels and hints). A call's result
+    (`frozenset({"teach off"})`, a compiled regex) is code, not text shown."""
+    if not isinstance(value, CONSTANTS):
+        return []
+    out: list[str] = []
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            return []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and PROSE.search(CODE.sub(" ", node.value)):
+            out += literal_words(node)
+    return out
+
+
+def docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring nodes of a module and its classes and functions (not shown to people)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def prose_literals(path: Path, root: Path = REPO) -> list[str]:
+    """Every string of prose in a module, docstrings out: `f"{label} is required."` as much as
+    `section("…")`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = docstrings(tree)
     found: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.Call):
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or id(node) in skip:
             continue
-        args: list[ast.AST] = list(node.args[:1]) if call_name(node) in BUILDERS else []
-        args += [kw.value for kw in node.keywords if kw.arg in TEXT_ARGS]
+        if PROSE.search(CODE.sub(" ", node.value)) and (words := literal_words(node)):
+            found.append(f"{path.relative_to(root)}:{node.lineno}: {' '.join(words)}")
+    return found
+
+
+def direct_literals(path: Path, root: Path = REPO) -> list[str]:
+    """`section("Some words")`, `button("Worked", …)`, `text="…"`, `{"text": "Save"}`, and
+    module-level constants of prose (`TITLE = "…"`, a tuple of labels): literal English given
+    to Slack."""
+    found: list[str] = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for statement in tree.body:
+        value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+        if value is not None and (words := module_prose(value)):
+            found.append(f"{path.relative_to(root)}:{statement.lineno}: {' '.join(words)}")
+    for node in ast.walk(tree):
+        args: list[ast.AST] = []
+        if isinstance(node, ast.Call):
+            args = list(node.args[:1]) if call_name(node) in BUILDERS else []
+            args += [kw.value for kw in node.keywords if kw.arg in TEXT_ARGS]
+        elif isinstance(node, ast.Dict):  # a Block Kit text object built by hand
+            keys = [k.value if isinstance(k, ast.Constant) else None for k in node.keys]
+            args = [v for k, v in zip(keys, node.values, strict=True) if k == "text" and not isinstance(v, ast.Dict)]
         for arg in args:
             if words := literal_words(arg):
                 found.append(f"{path.relative_to(root)}:{node.lineno}: {' '.join(words)}")
@@ -255,9 +394,68 @@ def direct_literals(path: Path, root: Path = REPO) -> list[str]:
 
 def test_no_literal_english_goes_to_slack_without_the_catalogue() -> None:
     assert [hit for path in SOURCES for hit in direct_literals(path)] == []
+    assert [hit for path in PEOPLE_ONLY for hit in prose_literals(path)] == []
 
 
 def test_the_literal_scan_finds_a_literal(tmp_path: Path) -> None:
     planted = tmp_path / "planted.py"
     planted.write_text('section("*Why:* x")\nbutton(t("worked", lang), "a", {})\nrespond(text=f"Done {n}")\n')
     assert [hit.split(": ", 1)[1] for hit in direct_literals(planted, tmp_path)] == ["Why", "Done"]
+
+
+def test_the_literal_scan_finds_constants_labels_and_hand_built_texts(tmp_path: Path) -> None:
+    """What teach (#17) had before the catalogue: a title and a nudge in constants, a tuple of
+    labels and hints, and the modal's buttons as `{"type": "plain_text", "text": "Save"}`; ids,
+    switches and patterns at module level are not text shown."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        'TEACH_SUBMIT = "errfix_teach_submit"\n'
+        'SWITCH = frozenset({"teach off", "teach on"})\n'
+        'PATTERN = re.compile(r"Loss is NaN")\n'
+        'TITLE = "Save as errfix record"\n'
+        'FIELDS: tuple[tuple[str, str, bool], ...] = (("error_line", "Error line", True), ("how", "How", False))\n'
+        'NUDGE_TEXT = "Solved? Save it."\n'
+        "def modal(lang):\n"
+        '    return {"title": {"type": "plain_text", "text": t("teach_title", lang)},\n'
+        '            "submit": {"type": "plain_text", "text": "Save"}}\n'
+    )
+    hits = [hit.split(":", 1)[1] for hit in direct_literals(planted, tmp_path)]
+    assert hits == ["4: Save as record", "5: Error line How", "6: Solved Save it", "9: Save"]
+
+
+# (module, a catalogue call in it, the English literal it replaced): each put back in a copy
+TEACH_REVERTS = [
+    ("bot/core/teach_view.py", '"text": t("teach_title", lang)', '"text": "Save as errfix record"'),
+    ("bot/core/teach_view.py", 'kit.button(t("teach_title", lang)', 'kit.button("Save as errfix record"'),
+    ("bot/core/teach_view.py", 't("teach_cancel", lang)', '"Cancel"'),
+    ("bot/core/teach_view.py", 't(f"teach_label_{name}", lang)', '"Error line"'),
+    ("bot/core/teach_view.py", 't("teach_home_header", lang)', '"Taught by your team"'),
+    ("bot/core/teach_view.py", 't("teach_home_newest", lang)', '"*Newest:*"'),
+    ("bot/core/teach_view.py", 'return t("teach_nudge", lang)', 'return NUDGE_TEXT\nNUDGE_TEXT = "Solved? Save it."'),
+    (
+        "bot/service/teach.py",
+        't("teach_required", lang, label=t(f"teach_label_{name}", lang))',
+        'f"{name} is required."',
+    ),
+    ("bot/service/teach.py", 't("teach_known", lang, id=rid)', 'f"Too broad: it matches {rid}."'),
+    ("bot/slack/teach_modal.py", 't("teach_updated", lang, id=rec.id)', 'f"Updated `{rec.id}`; I answer from it now."'),
+    (
+        "bot/slack/teach_modal.py",
+        't("teach_not_yours", lang, author=author, id=record_id)',
+        'f"Only <@{author}> (who saved it) can edit `{record_id}`."',
+    ),
+]
+
+
+@pytest.mark.parametrize(("module", "call", "literal"), TEACH_REVERTS)
+def test_the_literal_scan_finds_teach_english_put_back(tmp_path: Path, module: str, call: str, literal: str) -> None:
+    """Teach's own modules with one catalogue call turned back into the literal it replaced
+    (a constant, a label, a returned problem): the scan finds it."""
+    source = (REPO / module).read_text(encoding="utf-8")
+    assert source.count(call) == 1, call
+    reverted = tmp_path / Path(module).name
+    reverted.write_text(source.replace(call, literal), encoding="utf-8")
+    hits = direct_literals(reverted, tmp_path) + prose_literals(reverted, tmp_path)
+    shown = re.sub(r"\{\w+\}", " ", re.findall(r'"([^"]*)"', literal)[-1])
+    words = [w for w in WORD.findall(CODE.sub(" ", shown)) if w not in OWN_NAMES]
+    assert words and set(words) <= {w for hit in hits for w in hit.split(": ", 1)[1].split()}, hits

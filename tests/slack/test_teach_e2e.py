@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bot.fakeslack.web_api import FakeSlack, User
-from tests.slack.conftest import ALICE, BOB, CHANNEL, Bot, all_text, buttons
+from tests.slack.conftest import ALICE, BOB, CHANNEL, ZHANG, Bot, all_text, buttons
 
 pytestmark = pytest.mark.asyncio
 
@@ -223,3 +223,63 @@ async def test_the_home_tab_lists_the_newest_and_most_helpful_team_records(bot: 
     assert "Taught by your team" in home
     newest, helpful = home.split("*Newest:*")[1].split("*Most helpful:*")
     assert f"`{rid}`" in newest and f"`{rid}`" in helpful and "👍 1" in helpful
+
+
+async def test_a_zh_locale_person_teaches_errfix_in_chinese(bot: Bot, fake: FakeSlack) -> None:
+    """Zhang (Slack locale zh-CN) pastes, ✅s Bob's fix, gets the offer, opens the modal and saves:
+    every word errfix says on the way is Chinese, errfix's own English appears nowhere."""
+    assert bot.link is not None
+    paste = await bot.paste(PASTE, user=ZHANG)
+    reply = await bot.paste(FIX, user=BOB, thread_ts=paste["ts"])
+    await bot.idle()
+    await bot.link.react(CHANNEL, ZHANG, reply["ts"], "white_check_mark")
+    await bot.idle()
+    offered = [e for e in fake.ephemerals if e["user"] == ZHANG]
+    assert len(offered) == 1
+    assert offered[0]["text"] == "解决了吗？把这个讨论保存为 errfix 记录，以后我就会回答这个错误。"
+    assert "`/errfix teach off` 可以在本频道停止这类提议。" in all_text(offered[0])
+    button = buttons(offered[0], "errfix_teach_open")[0]
+    assert button["text"]["text"] == "保存为 errfix 记录"
+
+    pressed = await bot.link.click(CHANNEL, ZHANG, button, message_ts=offered[0]["ts"], ephemeral=True)
+    assert pressed.ok
+    await bot.idle()
+    opened = [c for c in fake.calls("views.open") if c.ok]
+    assert len(opened) == 1
+    view: dict[str, Any] = opened[0].response["view"]
+    assert (view["title"]["text"], view["submit"]["text"], view["close"]["text"]) == (
+        "保存为 errfix 记录",
+        "保存",
+        "取消",
+    )
+    fields = [b for b in view["blocks"] if b.get("type") == "input"]
+    labels = [b["label"]["text"] for b in fields]
+    assert labels == ["错误行", "正则表达式", "根本原因", "有效的修复方法", "怎么做（命令或代码）"]
+    assert fields[0]["hint"]["text"] == "错误打印出来的原样：下一次粘贴里会出现的内容。"
+    context = view["blocks"][-1]["elements"][0]["text"]
+    assert context.startswith("将保存为 `team/") and "（由错误行生成）· 领域 " in context
+    assert inputs(view)["how"] == "quarry unlock --force /data/quarry"  # the prefill is the thread's, not translated
+
+    refused = await bot.link.submit(view["id"], ZHANG, {"regex": "(unclosed", "fix": ""})
+    assert refused.errors is not None
+    assert refused.errors["fix"] == "请填写有效的修复方法。"
+    assert refused.errors["regex"].startswith("RE2 无法编译它：")
+
+    saved = await bot.link.submit(view["id"], ZHANG)
+    assert saved.errors is None
+    await bot.idle()
+    said = [m for m in bot.replies(paste) if m["text"].startswith("已保存为 `team/")]
+    assert len(said) == 1 and said[0]["text"].endswith("`，以后我会回答这个错误。")
+    assert "Saved as" not in all_text(said[0])
+    assert [b["text"]["text"] for b in buttons(said[0], "errfix_vote")] == ["有效", "无效"]
+
+    rid = said[0]["text"].split("`")[1]
+    assert (await bot.link.command(CHANNEL, ZHANG, "/errfix", "edit pytorch/loss-nan-step")).ok
+    await bot.idle()
+    refusal = fake.calls("response_url")[-1].params["text"]
+    assert refusal == "`pytorch/loss-nan-step` 不是团队记录：这里只能编辑从 Slack 保存的记录。"
+    assert await bot.event({"type": "app_home_opened", "user": ZHANG, "channel": "D_ZHANG", "tab": "home"}) == 200
+    await bot.idle()
+    home = all_text(fake.home_views[ZHANG])
+    assert "你的团队教给我的" in home and f"*最新：*\n• `{rid}`" in home
+    assert "Taught by your team" not in home and "Newest" not in home
