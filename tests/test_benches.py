@@ -127,7 +127,9 @@ def test_feedback_sim_needs_the_chosen_rule_to_beat_static_rates_where_the_recor
 def test_burst_bench_fails_on_one_late_ack_a_doubled_or_a_missing_answer() -> None:
     verdict = bench("burst_bench").verdict
     good = {"events": 400, "to_answer": 320, "answered": 320, "doubled": 0, "acks_over_3s": 0}
+    good |= {"clicks": 80, "votes_counted": 80}
     assert verdict(good)[0] is True
     assert verdict(good | {"acks_over_3s": 1}) == (False, "1 acks over 3 s")
     assert verdict(good | {"doubled": 1})[0] is False
     assert verdict(good | {"answered": 319}) == (False, "1 not answered")
+    assert verdict(good | {"votes_counted": 79}) == (False, "1 clicks not counted")
