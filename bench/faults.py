@@ -64,6 +64,13 @@ def line(name: str, ok: bool, **figures: Any) -> bool:
     return ok
 
 
+def delivered(name: str, counts: list[int], **figures: Any) -> bool:
+    """The line of a delivery case: `counts` is each acknowledged paste's number of answers."""
+    lost, doubled = counts.count(0), sum(1 for c in counts if c > 1)
+    ok = lost == 0 and doubled == 0
+    return line(name, ok, acknowledged=len(counts), answered=len(counts) - lost, lost=lost, doubled=doubled, **figures)
+
+
 def backtracking(n: int) -> list[Record]:
     return [Record(id=f"evil/{k}", signature="a" * (k % 7 + 3), regex=rf"^(?=(a+)+$)a{{0,{k}}}") for k in range(n)]
 
@@ -324,15 +331,7 @@ async def retries(tmp: Path) -> bool:
             sent.append((await bot.paste(PASTE, CHANNELS[k % len(CHANNELS)], retries=2))[0])
         await asyncio.wait_for(bot.activity.idle(), 300)
         counts = [bot.answers(m) for m in sent]
-    lost, doubled = counts.count(0), sum(1 for c in counts if c > 1)
-    return line(
-        "retries",
-        lost == 0 and doubled == 0,
-        acknowledged=len(sent),
-        answered=len(sent) - lost,
-        lost=lost,
-        doubled=doubled,
-    )
+    return delivered("retries", counts)
 
 
 async def storm(tmp: Path) -> bool:
@@ -346,17 +345,7 @@ async def storm(tmp: Path) -> bool:
         seconds = time.monotonic() - start
         counts = [bot.answers(m) for m in sent]
         attempts = bot.fake.attempts("chat.postMessage")
-    lost, doubled = counts.count(0), sum(1 for c in counts if c > 1)
-    return line(
-        "storm_429_5xx",
-        lost == 0 and doubled == 0,
-        acknowledged=40,
-        answered=40 - lost,
-        lost=lost,
-        doubled=doubled,
-        post_attempts=attempts,
-        seconds=seconds,
-    )
+    return delivered("storm_429_5xx", counts, post_attempts=attempts, seconds=seconds)
 
 
 async def kill9(tmp: Path) -> bool:
@@ -429,16 +418,7 @@ async def kill9(tmp: Path) -> bool:
         finally:
             second.terminate()
             second.wait(timeout=60)
-    lost, doubled = got.count(0), sum(1 for c in got if c > 1)
-    return line(
-        "kill_9",
-        lost == 0 and doubled == 0,
-        acknowledged=len(sent),
-        answered=len(sent) - lost,
-        lost=lost,
-        doubled=doubled,
-        seconds_to_finish=seconds,
-    )
+    return delivered("kill_9", got, seconds_to_finish=seconds)
 
 
 async def _call(fn: Callable[[], Any]) -> Any:
