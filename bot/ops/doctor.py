@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from bot.config import ConfigError, Settings, load_settings, resolve_db_path
 from bot.errors import StoreError
 from bot.ops.backup import inspect
 from bot.ops.sync import display_url
+from bot.store.inbox import events_path
 from bot.store.schema import SCHEMA_VERSION, migrations
 from bot.store.upstream import state_key
 
@@ -40,6 +42,7 @@ REQUIRED_SCOPES = (
 )
 REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"})
 MIN_FREE_BYTES = 200 * 1024 * 1024
+STALE_OWED_SECONDS = 3600.0
 BIG_WAL_BYTES = 256 * 1024 * 1024
 REINSTALL = (
     "add them under OAuth & Permissions, Bot Token Scopes (or re-create the app from "
@@ -165,7 +168,7 @@ async def _check_socket(session: aiohttp.ClientSession, settings: Settings) -> C
 def check_database(db_path: str, sync_url: str | None = None) -> list[Check]:
     """Read-only checks of the database; a missing one is fine (serve creates and seeds it)."""
     path = Path(db_path)
-    names = ("db.integrity", "db.schema", "db.records", "db.wal", "sync")
+    names = ("db.integrity", "db.schema", "db.records", "db.wal", "db.events", "sync")
     if not path.exists():
         detail = f"{path} does not exist yet; `errfix serve` creates it with the bundled records"
         parent_ok = os.access(path.resolve().parent, os.W_OK)
@@ -207,6 +210,7 @@ def check_database(db_path: str, sync_url: str | None = None) -> list[Check]:
             fail("db.records", "no records: errfix can't answer anything", "errfix import PATH or errfix sync URL")
         )
     checks.append(check_wal(path))
+    checks.append(check_events(Path(events_path(str(path)))))
     checks.append(check_sync(path, sync_url))
     checks.append(check_disk(path))
     return checks
@@ -239,6 +243,29 @@ def check_wal(path: Path) -> Check:
             "a long-running reader stops checkpoints: look for a stuck backup or sqlite3 shell",
         )
     return ok("db.wal", f"journal mode WAL ({size / 1e6:.1f} MB not yet checkpointed)")
+
+
+def check_events(path: Path, now: float | None = None) -> Check:
+    """The events file (bot/store/inbox.py): how much acknowledged work is still owed. Owed work
+    an hour old means errfix is not running, or failing to finish it (its log says why)."""
+    if not path.exists():
+        return ok("db.events", f"{path.name} not there yet (errfix serve creates it)")
+    try:
+        owed, oldest = _read(path, "SELECT count(*), min(created_at) FROM jobs")[0]
+        seen = _read(path, "SELECT count(*) FROM seen")[0][0]
+    except sqlite3.DatabaseError as e:
+        return fail(
+            "db.events", f"{path.name}: {e}", "stop errfix, delete it (only owed work and dedupe keys are lost)"
+        )
+    age = (time.time() if now is None else now) - float(oldest) if owed else 0.0
+    if owed and age > STALE_OWED_SECONDS:
+        return Check(
+            "db.events",
+            "warn",
+            f"{owed} acknowledged event(s) still owed, the oldest {age / 3600:.1f} h old",
+            "start errfix serve (it finishes them at start); if it runs, look for 'gave up' in its log",
+        )
+    return ok("db.events", f"{owed} event(s) owed, {seen} key(s) seen")
 
 
 def check_sync(path: Path, sync_url: str | None) -> Check:

@@ -25,6 +25,7 @@ CHECKS = [
     "db.schema",
     "db.records",
     "db.wal",
+    "db.events",
     "sync",
     "disk",
 ]
@@ -143,3 +144,20 @@ async def test_a_malformed_setting_still_checks_the_database_errfix_db_names(
         and "ERRFIX_SYNC_INTERVAL must be a whole number" in checks["settings"].detail
     )
     assert checks["db.file"].status == "ok" and str(db) in checks["db.file"].detail
+
+
+def test_the_events_file_says_what_is_owed_and_warns_when_it_is_old(tmp_path: Path) -> None:
+    from bot.ops.doctor import check_events
+    from bot.store.inbox import Inbox
+
+    path = tmp_path / "errfix.db-events"
+    assert check_events(path).status == "ok"  # not there yet
+    inbox = Inbox(path, clock=lambda: 1_000_000.0)
+    inbox.accept(["event:E1", "msg:C1:1.0"], ("event:E1", {}))
+    inbox.close()
+    fresh = check_events(path, now=1_000_000.0 + 3600)
+    assert (fresh.status, fresh.detail) == ("ok", "1 event(s) owed, 2 key(s) seen")
+    stale = check_events(path, now=1_000_000.0 + 3601)
+    assert stale.status == "warn" and "1 acknowledged event(s) still owed" in stale.detail
+    path.write_bytes(b"junk" * 1000)
+    assert check_events(path).status == "fail"
