@@ -78,3 +78,45 @@ def test_keyword_lines_alone_are_not_an_error() -> None:
 )
 def test_deprecation_only(paste: str, only: bool) -> None:
     assert extract(paste).deprecation_only is only
+
+
+# ---- the rules inside `extract` that mutation testing found untested (#20) ----------------------
+
+
+def test_a_raise_line_without_its_exception_line_gives_the_error() -> None:
+    """A paste cut after the last frame: `raise ValueError('…')` is read as `ValueError: …`."""
+    ex = extract("  File \"job.py\", line 3, in load\n    raise ValueError('the value is bad')")
+    assert [(ln.raw, ln.kind, ln.weight) for ln in ex.lines] == [("ValueError: the value is bad", "python", 1.0)]
+    assert ex.is_error
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # the message is the paste's last line, and a blank line comes before the panic
+        "\nthread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 5",
+        "thread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 5\n",
+    ],
+)
+def test_a_rust_panic_takes_its_message_from_the_next_line(paste: str) -> None:
+    ex = extract(paste)
+    assert ex.lines[0].raw == (
+        "thread 'main' panicked at src/main.rs:2:5: index out of bounds: the len is 3 but the index is 5"
+    )
+    assert (ex.lines[0].kind, ex.lines[0].weight) == ("panic", 1.0)
+
+
+def test_a_panic_line_with_nothing_after_it_stays_as_it_is() -> None:
+    ex = extract("thread 'main' panicked at src/main.rs:2:5:\n\nnote: run with `RUST_BACKTRACE=1`")
+    assert ex.lines[0].raw == "thread 'main' panicked at src/main.rs:2:5:"
+
+
+def test_an_exception_line_ending_a_traceback_is_its_error() -> None:
+    """The final line of a traceback weighs 1.1 also when it is an `exception` line, not `python`."""
+    ex = extract(
+        "Traceback (most recent call last):\n"
+        '  File "job.py", line 3, in <module>\n'
+        "sync worker stopped: SomeException (code 5)\n"
+        "ValueError: a later, unrelated line"
+    )
+    assert [(ln.kind, ln.weight) for ln in ex.lines] == [("exception", 1.1), ("python", 1.0)]
