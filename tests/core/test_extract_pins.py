@@ -120,3 +120,14 @@ def test_an_exception_line_ending_a_traceback_is_its_error() -> None:
         "ValueError: a later, unrelated line"
     )
     assert [(ln.kind, ln.weight) for ln in ex.lines] == [("exception", 1.1), ("python", 1.0)]
+
+
+def test_among_lines_of_one_weight_the_later_comes_first() -> None:
+    """The last error in a log is usually the one that stopped it."""
+    ex = extract("ValueError: first\nthe build failed\nKeyError: second\nthe upload timed out")
+    assert [ln.raw for ln in ex.lines] == [
+        "KeyError: second",
+        "ValueError: first",
+        "the upload timed out",
+        "the build failed",
+    ]
