@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.extract import extract
+from bot.core.extract import clean, extract
 
 RULES = [
     ("ValueError: the value is bad", "python", 1.0),
@@ -131,3 +131,12 @@ def test_among_lines_of_one_weight_the_later_comes_first() -> None:
         "the upload timed out",
         "the build failed",
     ]
+
+
+def test_a_paste_of_exactly_a_million_characters_is_kept_whole() -> None:
+    """The cut is past 1,000,000 characters: one more and only the tail is kept."""
+    line = "INFO step 12 ok\n"  # 16 characters
+    whole = line * 62_500  # 1,000,000 characters
+    assert clean(whole) == (whole, False)
+    text, truncated = clean("!" + whole)
+    assert truncated and text == whole
