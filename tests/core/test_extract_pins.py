@@ -96,6 +96,8 @@ def test_a_raise_line_without_its_exception_line_gives_the_error() -> None:
         # the message is the paste's last line, and a blank line comes before the panic
         "\nthread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 5",
         "thread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 5\n",
+        # pasted from Windows: CRLF line ends are one line break, not two
+        "thread 'main' panicked at src/main.rs:2:5:\r\nindex out of bounds: the len is 3 but the index is 5\r\n",
     ],
 )
 def test_a_rust_panic_takes_its_message_from_the_next_line(paste: str) -> None:
