@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.extract import clean, extract
+from bot.core.extract import clean, environment, extract
 
 RULES = [
     ("ValueError: the value is bad", "python", 1.0),
@@ -142,3 +142,27 @@ def test_a_paste_of_exactly_a_million_characters_is_kept_whole() -> None:
     assert clean(whole) == (whole, False)
     text, truncated = clean("!" + whole)
     assert truncated and text == whole
+
+
+@pytest.mark.parametrize(
+    ("paste", "line"),
+    [
+        ("step 1/9\rstep 2/9\rValueError: the value is bad", "ValueError: the value is bad"),  # a progress bar's \r
+        ("ValueError: the\x07 value\x00 is bad", "ValueError: the value is bad"),  # control characters go
+    ],
+)
+def test_carriage_returns_break_lines_and_control_characters_vanish(paste: str, line: str) -> None:
+    assert [ln.raw for ln in extract(paste).lines] == [line]
+
+
+def _at(size: int, where: int, word: str = " ubuntu ") -> str:
+    """`size` characters of filler with `word` starting at `where`."""
+    return ("a" * where + word).ljust(size, "a")
+
+
+def test_environment_hints_of_a_long_paste_come_from_its_first_and_last_20000_characters() -> None:
+    assert len(_at(40_000, 19_997)) == 40_000
+    assert "os:linux" in environment(_at(40_000, 19_997))  # up to 40,000 characters: all of it
+    assert "os:linux" not in environment(_at(50_000, 25_000))  # longer: not its middle
+    assert "os:linux" in environment(_at(50_000, 100))
+    assert "os:linux" in environment(_at(50_000, 40_000))
