@@ -166,3 +166,9 @@ def test_environment_hints_of_a_long_paste_come_from_its_first_and_last_20000_ch
     assert "os:linux" not in environment(_at(50_000, 25_000))  # longer: not its middle
     assert "os:linux" in environment(_at(50_000, 100))
     assert "os:linux" in environment(_at(50_000, 40_000))
+    assert "os:linux" not in environment(_at(40_001, 19_997))  # one past 40,000 is cut
+    # the edges: a word must lie wholly within the first 20,000 or the last 20,000
+    assert "os:linux" in environment(_at(50_000, 19_993))  # "ubuntu" is characters 19,994-19,999
+    assert "os:linux" not in environment(_at(50_000, 19_994))  # its last "u" is the 20,001st
+    assert "os:linux" in environment(_at(50_000, 29_999))  # "ubuntu" starts the last 20,000
+    assert "os:linux" not in environment(_at(50_000, 29_998))  # one character earlier
