@@ -172,3 +172,15 @@ def test_environment_hints_of_a_long_paste_come_from_its_first_and_last_20000_ch
     assert "os:linux" not in environment(_at(50_000, 19_994))  # its last "u" is the 20,001st
     assert "os:linux" in environment(_at(50_000, 29_999))  # "ubuntu" starts the last 20,000
     assert "os:linux" not in environment(_at(50_000, 29_998))  # one character earlier
+
+
+def test_environment_names_are_canonical() -> None:
+    """`PyTorch 2.1`, `nodejs 18`, `k8s 1.29` and a `cp311` wheel tag name torch, node, kubernetes, Python 3."""
+    assert environment("PyTorch 2.1 on nodejs 18 and k8s 1.29") == {
+        "torch:2",
+        "torch:2.1",
+        "node:18",
+        "kubernetes:1",
+        "kubernetes:1.29",
+    }
+    assert environment("numpy-1.26.4-cp311-cp311-manylinux_x86_64.whl") >= {"python:3", "python:3.11", "numpy:1"}
