@@ -328,6 +328,35 @@ def test_a_team_record_worded_like_the_paste_takes_the_seeds_place() -> None:
     assert cands[0].parts["rx_line"] == cands[0].parts["rx_text"] == 0.0 and ids(cands)[:2] == [team.id, SEED.id]
 
 
+def test_a_team_record_whose_regex_recognises_the_paste_takes_the_seeds_place() -> None:
+    """One-way, and the team's wording is not the paste's (fuzzy far under 0.8), but its regex
+    matches the paste: the same error, the team's record first."""
+    team = rec(
+        "team/oom-shared-box",
+        "CUDA out of memory on the shared training box, again",
+        r"GiB already allocated\)",
+        domain="pytorch",
+    )
+    m = Matcher([SEED, team], seeds=frozenset({SEED.id}))
+    assert m.shadows == {0: {1: False}}
+    assert ids(top(Matcher([SEED, team]), OOM_PASTE))[0] == SEED.id  # as records alone, the seed wins
+    cands = top(m, OOM_PASTE)
+    assert cands[0].parts["rx_line"] == 1.0 and cands[0].parts["fuzzy2"] < 0.5
+    assert ids(cands)[:2] == [team.id, SEED.id]
+
+
+@pytest.mark.parametrize(("fuzzy2", "takes"), [(0.8, True), (0.799, False)])
+def test_a_team_records_wording_is_the_pastes_from_a_squared_fuzzy_score_of_0_8(fuzzy2: float, takes: bool) -> None:
+    """One-way and no regex hit: the team record takes the seed's place on its wording alone, from 0.8."""
+    team = rec("team/oom-notes", "CUDA out of memory: notes of the shared box", r"notes of the box", domain="pytorch")
+    m = Matcher([SEED, team], seeds=frozenset({SEED.id}))
+    assert m.shadows == {0: {1: False}}
+    seed = Candidate(SEED.id, 0.0, {"rx_line": 1.0, "rx_text": 0.0, "fuzzy2": 0.9})
+    worded = Candidate(team.id, 0.0, {"rx_line": 0.0, "rx_text": 0.0, "fuzzy2": fuzzy2})
+    assert m._may_shadow(seed, worded, mutual=False) is takes
+    assert m._may_shadow(seed, worded, mutual=True)  # a mutual relation needs no more
+
+
 def test_a_vague_team_record_does_not_displace_a_seed() -> None:
     catch_all = rec("team/gpu-trouble", "CUDA out of memory or other GPU trouble", r"CUDA|GPU|memory", domain="ops")
     others = [
