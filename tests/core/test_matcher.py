@@ -581,3 +581,25 @@ def test_a_record_whose_regex_matches_the_paste_misses_none_of_its_words() -> No
     assert first.id == wanted.id
     assert first.parts["rx_line"] == 0.0 and first.parts["rx_text"] == 1.0
     assert first.parts["miss"] == 0.0
+
+
+def test_variants_of_one_error_share_their_wording_from_ninety_percent() -> None:
+    """The margin is over the best *different* error: variants (signatures 90% alike or more) are skipped."""
+    m = Matcher(
+        [
+            rec("t/linux", "Quux abcde", r"Quux a"),
+            rec("t/macos", "Quux abcdX", r"Quux b"),  # one letter of ten apart: ratio 90
+            rec("t/near", "Quux abcXY", r"Quux c"),  # two: 80
+        ]
+    )
+    assert m.same_error("t/linux", "t/macos") and m.same_error("t/macos", "t/linux")
+    assert not m.same_error("t/linux", "t/near")
+    assert m.rival(["t/linux", "t/macos", "t/near"]) == 2
+    assert m.rival(["t/linux", "t/near", "t/macos"]) == 1
+    assert m.rival(["t/linux", "t/macos"]) is None
+
+
+def test_a_record_without_wording_is_no_variant_of_anything() -> None:
+    """A blank signature (the record format allows it) and no aliases: no text to compare, no crash."""
+    m = Matcher([rec("t/blank", "   ", r"Quux a"), rec("t/worded", "Quux abcde", r"Quux b")])
+    assert not m.same_error("t/blank", "t/worded") and not m.same_error("t/worded", "t/blank")
