@@ -603,3 +603,19 @@ def test_a_record_without_wording_is_no_variant_of_anything() -> None:
     """A blank signature (the record format allows it) and no aliases: no text to compare, no crash."""
     m = Matcher([rec("t/blank", "   ", r"Quux a"), rec("t/worded", "Quux abcde", r"Quux b")])
     assert not m.same_error("t/blank", "t/worded") and not m.same_error("t/worded", "t/blank")
+
+
+def test_the_first_candidates_margin_is_over_the_best_other_error_the_others_over_the_first() -> None:
+    m = Matcher(
+        [
+            rec("t/linux", "QuuxError: frob abcde", r"QuuxError: frob"),
+            rec("t/macos", "QuuxError: frob abcdX", r"QuuxError: frob"),  # a variant of t/linux
+            rec("t/near", "QuuxError: frob abXYZ", r"QuuxError"),  # another error
+        ]
+    )
+    first, variant, other = top(m, "QuuxError: frob abcde")
+    assert [first.id, variant.id, other.id] == ["t/linux", "t/macos", "t/near"]
+    z = {c.id: c.parts["z"] for c in (first, variant, other)}
+    assert first.parts["margin"] == round(z["t/linux"] - z["t/near"], 4) > 0  # not over its own variant
+    assert variant.parts["margin"] == round(z["t/macos"] - z["t/linux"], 4) < 0
+    assert other.parts["margin"] == round(z["t/near"] - z["t/linux"], 4) < 0
