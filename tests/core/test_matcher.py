@@ -619,3 +619,5 @@ def test_the_first_candidates_margin_is_over_the_best_other_error_the_others_ove
     assert first.parts["margin"] == round(z["t/linux"] - z["t/near"], 4) > 0  # not over its own variant
     assert variant.parts["margin"] == round(z["t/macos"] - z["t/linux"], 4) < 0
     assert other.parts["margin"] == round(z["t/near"] - z["t/linux"], 4) < 0
+    assert first.parts["strong"] == 1.0  # a `QuuxError: …` line is a strong one
+    assert all(c.score == round(c.score, 4) for c in (first, variant, other))  # P(right record), 4 decimals
