@@ -211,3 +211,21 @@ def test_a_bad_vote_value_says_what_a_vote_is(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"^a vote is \+1, -1 or None \(withdraw\)$"):
         store.vote("r", RID, k0, "U1", 2)
     store.close()
+
+
+def test_a_replayed_click_changes_nothing_and_answers_the_vote_held(tmp_path: Path) -> None:
+    """A click carries its id; replayed after a crash (bot/slack/jobs.py) it must not toggle again."""
+    k0, *_ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    learning = Learning(store)
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c1") == 1
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c1") == 1  # replayed: not withdrawn
+    assert store.tallies(RID) == {k0: Tally(1, 0)}
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c2") is None  # a new click withdraws
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c2") is None  # and its replay holds none
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c1") is None  # nor does the first's
+    assert store.tallies(RID) == {}
+    assert learning.click_vote("r", RID, k0, "U1", -1, click_id="c3") == -1
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c3") == -1  # the replay answers what is held
+    assert store.tallies(RID) == {k0: Tally(0, 1)}
+    store.close()
