@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.extract import extract
+from bot.core.extract import clean, environment, extract
 
 RULES = [
     ("ValueError: the value is bad", "python", 1.0),
@@ -78,3 +78,109 @@ def test_keyword_lines_alone_are_not_an_error() -> None:
 )
 def test_deprecation_only(paste: str, only: bool) -> None:
     assert extract(paste).deprecation_only is only
+
+
+# ---- the rules inside `extract` that mutation testing found untested (#20) ----------------------
+
+
+def test_a_raise_line_without_its_exception_line_gives_the_error() -> None:
+    """A paste cut after the last frame: `raise ValueError('…')` is read as `ValueError: …`."""
+    ex = extract("  File \"job.py\", line 3, in load\n    raise ValueError('the value is bad')")
+    assert [(ln.raw, ln.kind, ln.weight) for ln in ex.lines] == [("ValueError: the value is bad", "python", 1.0)]
+    assert ex.is_error
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # the message is the paste's last line, and a blank line comes before the panic
+        "\nthread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 5",
+        "thread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 5\n",
+        # pasted from Windows: CRLF line ends are one line break, not two
+        "thread 'main' panicked at src/main.rs:2:5:\r\nindex out of bounds: the len is 3 but the index is 5\r\n",
+    ],
+)
+def test_a_rust_panic_takes_its_message_from_the_next_line(paste: str) -> None:
+    ex = extract(paste)
+    assert ex.lines[0].raw == (
+        "thread 'main' panicked at src/main.rs:2:5: index out of bounds: the len is 3 but the index is 5"
+    )
+    assert (ex.lines[0].kind, ex.lines[0].weight) == ("panic", 1.0)
+
+
+def test_a_panic_line_with_nothing_after_it_stays_as_it_is() -> None:
+    ex = extract("thread 'main' panicked at src/main.rs:2:5:\n\nnote: run with `RUST_BACKTRACE=1`")
+    assert ex.lines[0].raw == "thread 'main' panicked at src/main.rs:2:5:"
+
+
+def test_an_exception_line_ending_a_traceback_is_its_error() -> None:
+    """The final line of a traceback weighs 1.1 also when it is an `exception` line, not `python`."""
+    ex = extract(
+        "Traceback (most recent call last):\n"
+        '  File "job.py", line 3, in <module>\n'
+        "sync worker stopped: SomeException (code 5)\n"
+        "ValueError: a later, unrelated line"
+    )
+    assert [(ln.kind, ln.weight) for ln in ex.lines] == [("exception", 1.1), ("python", 1.0)]
+
+
+def test_among_lines_of_one_weight_the_later_comes_first() -> None:
+    """The last error in a log is usually the one that stopped it."""
+    ex = extract("ValueError: first\nthe build failed\nKeyError: second\nthe upload timed out")
+    assert [ln.raw for ln in ex.lines] == [
+        "KeyError: second",
+        "ValueError: first",
+        "the upload timed out",
+        "the build failed",
+    ]
+
+
+def test_a_paste_of_exactly_a_million_characters_is_kept_whole() -> None:
+    """The cut is past 1,000,000 characters: one more and only the tail is kept."""
+    line = "INFO step 12 ok\n"  # 16 characters
+    whole = line * 62_500  # 1,000,000 characters
+    assert clean(whole) == (whole, False)
+    text, truncated = clean("!" + whole)
+    assert truncated and text == whole
+
+
+@pytest.mark.parametrize(
+    ("paste", "line"),
+    [
+        ("step 1/9\rstep 2/9\rValueError: the value is bad", "ValueError: the value is bad"),  # a progress bar's \r
+        ("ValueError: the\x07 value\x00 is bad", "ValueError: the value is bad"),  # control characters go
+    ],
+)
+def test_carriage_returns_break_lines_and_control_characters_vanish(paste: str, line: str) -> None:
+    assert [ln.raw for ln in extract(paste).lines] == [line]
+
+
+def _at(size: int, where: int, word: str = " ubuntu ") -> str:
+    """`size` characters of filler with `word` starting at `where`."""
+    return ("a" * where + word).ljust(size, "a")
+
+
+def test_environment_hints_of_a_long_paste_come_from_its_first_and_last_20000_characters() -> None:
+    assert len(_at(40_000, 19_997)) == 40_000
+    assert "os:linux" in environment(_at(40_000, 19_997))  # up to 40,000 characters: all of it
+    assert "os:linux" not in environment(_at(50_000, 25_000))  # longer: not its middle
+    assert "os:linux" in environment(_at(50_000, 100))
+    assert "os:linux" in environment(_at(50_000, 40_000))
+    assert "os:linux" not in environment(_at(40_001, 19_997))  # one past 40,000 is cut
+    # the edges: a word must lie wholly within the first 20,000 or the last 20,000
+    assert "os:linux" in environment(_at(50_000, 19_993))  # "ubuntu" is characters 19,994-19,999
+    assert "os:linux" not in environment(_at(50_000, 19_994))  # its last "u" is the 20,001st
+    assert "os:linux" in environment(_at(50_000, 29_999))  # "ubuntu" starts the last 20,000
+    assert "os:linux" not in environment(_at(50_000, 29_998))  # one character earlier
+
+
+def test_environment_names_are_canonical() -> None:
+    """`PyTorch 2.1`, `nodejs 18`, `k8s 1.29` and a `cp311` wheel tag name torch, node, kubernetes, Python 3."""
+    assert environment("PyTorch 2.1 on nodejs 18 and k8s 1.29") == {
+        "torch:2",
+        "torch:2.1",
+        "node:18",
+        "kubernetes:1",
+        "kubernetes:1.29",
+    }
+    assert environment("numpy-1.26.4-cp311-cp311-manylinux_x86_64.whl") >= {"python:3", "python:3.11", "numpy:1"}

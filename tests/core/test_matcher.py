@@ -328,6 +328,35 @@ def test_a_team_record_worded_like_the_paste_takes_the_seeds_place() -> None:
     assert cands[0].parts["rx_line"] == cands[0].parts["rx_text"] == 0.0 and ids(cands)[:2] == [team.id, SEED.id]
 
 
+def test_a_team_record_whose_regex_recognises_the_paste_takes_the_seeds_place() -> None:
+    """One-way, and the team's wording is not the paste's (fuzzy far under 0.8), but its regex
+    matches the paste: the same error, the team's record first."""
+    team = rec(
+        "team/oom-shared-box",
+        "CUDA out of memory on the shared training box, again",
+        r"GiB already allocated\)",
+        domain="pytorch",
+    )
+    m = Matcher([SEED, team], seeds=frozenset({SEED.id}))
+    assert m.shadows == {0: {1: False}}
+    assert ids(top(Matcher([SEED, team]), OOM_PASTE))[0] == SEED.id  # as records alone, the seed wins
+    cands = top(m, OOM_PASTE)
+    assert cands[0].parts["rx_line"] == 1.0 and cands[0].parts["fuzzy2"] < 0.5
+    assert ids(cands)[:2] == [team.id, SEED.id]
+
+
+@pytest.mark.parametrize(("fuzzy2", "takes"), [(0.8, True), (0.799, False)])
+def test_a_team_records_wording_is_the_pastes_from_a_squared_fuzzy_score_of_0_8(fuzzy2: float, takes: bool) -> None:
+    """One-way and no regex hit: the team record takes the seed's place on its wording alone, from 0.8."""
+    team = rec("team/oom-notes", "CUDA out of memory: notes of the shared box", r"notes of the box", domain="pytorch")
+    m = Matcher([SEED, team], seeds=frozenset({SEED.id}))
+    assert m.shadows == {0: {1: False}}
+    seed = Candidate(SEED.id, 0.0, {"rx_line": 1.0, "rx_text": 0.0, "fuzzy2": 0.9})
+    worded = Candidate(team.id, 0.0, {"rx_line": 0.0, "rx_text": 0.0, "fuzzy2": fuzzy2})
+    assert m._may_shadow(seed, worded, mutual=False) is takes
+    assert m._may_shadow(seed, worded, mutual=True)  # a mutual relation needs no more
+
+
 def test_a_vague_team_record_does_not_displace_a_seed() -> None:
     catch_all = rec("team/gpu-trouble", "CUDA out of memory or other GPU trouble", r"CUDA|GPU|memory", domain="ops")
     others = [
@@ -552,3 +581,43 @@ def test_a_record_whose_regex_matches_the_paste_misses_none_of_its_words() -> No
     assert first.id == wanted.id
     assert first.parts["rx_line"] == 0.0 and first.parts["rx_text"] == 1.0
     assert first.parts["miss"] == 0.0
+
+
+def test_variants_of_one_error_share_their_wording_from_ninety_percent() -> None:
+    """The margin is over the best *different* error: variants (signatures 90% alike or more) are skipped."""
+    m = Matcher(
+        [
+            rec("t/linux", "Quux abcde", r"Quux a"),
+            rec("t/macos", "Quux abcdX", r"Quux b"),  # one letter of ten apart: ratio 90
+            rec("t/near", "Quux abcXY", r"Quux c"),  # two: 80
+        ]
+    )
+    assert m.same_error("t/linux", "t/macos") and m.same_error("t/macos", "t/linux")
+    assert not m.same_error("t/linux", "t/near")
+    assert m.rival(["t/linux", "t/macos", "t/near"]) == 2
+    assert m.rival(["t/linux", "t/near", "t/macos"]) == 1
+    assert m.rival(["t/linux", "t/macos"]) is None
+
+
+def test_a_record_without_wording_is_no_variant_of_anything() -> None:
+    """A blank signature (the record format allows it) and no aliases: no text to compare, no crash."""
+    m = Matcher([rec("t/blank", "   ", r"Quux a"), rec("t/worded", "Quux abcde", r"Quux b")])
+    assert not m.same_error("t/blank", "t/worded") and not m.same_error("t/worded", "t/blank")
+
+
+def test_the_first_candidates_margin_is_over_the_best_other_error_the_others_over_the_first() -> None:
+    m = Matcher(
+        [
+            rec("t/linux", "QuuxError: frob abcde", r"QuuxError: frob"),
+            rec("t/macos", "QuuxError: frob abcdX", r"QuuxError: frob"),  # a variant of t/linux
+            rec("t/near", "QuuxError: frob abXYZ", r"QuuxError"),  # another error
+        ]
+    )
+    first, variant, other = top(m, "QuuxError: frob abcde")
+    assert [first.id, variant.id, other.id] == ["t/linux", "t/macos", "t/near"]
+    z = {c.id: c.parts["z"] for c in (first, variant, other)}
+    assert first.parts["margin"] == round(z["t/linux"] - z["t/near"], 4) > 0  # not over its own variant
+    assert variant.parts["margin"] == round(z["t/macos"] - z["t/linux"], 4) < 0
+    assert other.parts["margin"] == round(z["t/near"] - z["t/linux"], 4) < 0
+    assert first.parts["strong"] == 1.0  # a `QuuxError: …` line is a strong one
+    assert all(c.score == round(c.score, 4) for c in (first, variant, other))  # P(right record), 4 decimals

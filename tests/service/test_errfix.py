@@ -6,12 +6,16 @@ vote, import, sync, lint) and checked by what the store holds and what the obser
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from bot.core.matcher import Matcher
+from bot.core.model import CALIBRATION_FEATURES, Calibration
 from bot.core.records import Record
 from bot.core.views import Diagnosis
 from bot.service.errfix import Errfix, Reply
@@ -200,3 +204,54 @@ def test_a_sync_in_the_background_is_indexed_off_to_the_side(tmp_path: Path, hea
         )
     finally:
         svc.close()
+
+
+# ---- the reply decision on its edges, with a calibration that gives every candidate one score -----
+
+
+def _flat(tmp_path: Path, score: float, n: int = 6) -> tuple[Errfix, Matcher]:
+    """A store of `n` records that all match PASTE_R, and a matcher scoring each of them `score`."""
+    svc = Errfix.open(tmp_path / "flat.db", seed=False)
+    svc.store.import_records(
+        [Record.model_validate(minimal(f"t/r{i}", signature=f"ValueError: t/r{i} broke")) for i in range(n)]
+    )
+    flat = Calibration(**dict.fromkeys(CALIBRATION_FEATURES, 0.0), bias=math.log(score / (1 - score)))
+    matcher = Matcher(list(svc.store.records()), calibration=flat)
+    svc.install_matcher(svc.store.version, matcher)
+    return svc, matcher
+
+
+PASTE_R = "ValueError: t/r0 broke"
+
+
+def test_a_paste_shows_three_candidates_unless_told_otherwise(tmp_path: Path) -> None:
+    svc, matcher = _flat(tmp_path, 0.6)
+    assert len(Errfix.match_paste(matcher, PASTE_R).candidates) == 3
+    assert len(Errfix.match_paste(matcher, PASTE_R, limit=1).candidates) == 1
+    svc.close()
+
+
+@pytest.mark.parametrize(("score", "shown"), [(0.15, 3), (0.1499, 0)])
+def test_candidates_are_shown_from_a_score_of_exactly_fifteen_percent(tmp_path: Path, score: float, shown: int) -> None:
+    svc, matcher = _flat(tmp_path, score)
+    cands = Errfix.match_paste(matcher, PASTE_R).candidates
+    assert [c.score for c in cands] == [score] * shown
+    svc.close()
+
+
+@pytest.mark.parametrize(("score", "reply"), [(0.5, True), (0.4999, False)])
+def test_a_paste_is_answered_from_a_score_of_exactly_one_half(tmp_path: Path, score: float, reply: bool) -> None:
+    svc, _ = _flat(tmp_path, score)
+    d = svc.diagnose(PASTE_R)
+    assert d.matches[0].score == score and d.reply is reply
+    svc.close()
+
+
+def test_the_time_a_match_took_is_its_own(tmp_path: Path) -> None:
+    """`seconds` (metrics, logs) is the time spent in this match: within the time around the call."""
+    svc, matcher = _flat(tmp_path, 0.6)
+    before = time.perf_counter()
+    matched = Errfix.match_paste(matcher, PASTE_R)
+    around = time.perf_counter() - before
+    assert 0.0 <= matched.seconds <= around
+    svc.close()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.middleware import edited_message, is_noise
+from bot.slack.middleware import dedupe_keys, edited_message, is_noise
 
 BOT = "U_ERRFIX"
 PASTE = "RuntimeError: CUDA out of memory"
@@ -123,3 +123,34 @@ def test_noise(event: dict[str, Any], noise: bool) -> None:
 def test_without_a_known_bot_user_a_mention_cannot_be_recognised() -> None:
     assert not is_noise(message(text=f"<@{BOT}> {PASTE}"), None)
     assert not is_noise(message(text=f"<@None> {PASTE}"), None)  # no id: no text can be "the" mention
+
+
+# ---- what a delivery is deduped by -------------------------------------------------------------
+
+
+def callback(event: dict[str, Any], event_id: str | None = "Ev1") -> dict[str, Any]:
+    body: dict[str, Any] = {"type": "event_callback", "team_id": "T1", "event": event}
+    return body | ({"event_id": event_id} if event_id else {})
+
+
+@pytest.mark.parametrize(
+    ("body", "keys"),
+    [
+        pytest.param(callback(message()), ["event:Ev1", "msg:C1:1.0"], id="a message: its event and its (channel, ts)"),
+        pytest.param(
+            callback(message(type="app_mention")), ["event:Ev1", "msg:C1:1.0"], id="its app_mention twin: the same ts"
+        ),
+        pytest.param(callback(message(), event_id=None), ["msg:C1:1.0"], id="no event id: the message alone"),
+        pytest.param(
+            callback({"type": "reaction_added", "user": "U_ANN", "channel": "C1", "ts": "1.0"}),
+            ["event:Ev1"],
+            id="not a message: its event id only",
+        ),
+        pytest.param(callback({"type": "message", "channel": "C1", "user": "U_ANN"}), ["event:Ev1"], id="no ts"),
+        pytest.param(callback({"type": "message", "ts": "1.0", "user": "U_ANN"}), ["event:Ev1"], id="no channel"),
+        pytest.param({"type": "block_actions", "trigger_id": "1.2"}, [], id="a button press: nothing"),
+        pytest.param({"type": "block_actions", "event_id": "Ev1"}, [], id="an event id outside an event: nothing"),
+    ],
+)
+def test_dedupe_keys(body: dict[str, Any], keys: list[str]) -> None:
+    assert dedupe_keys(body) == keys

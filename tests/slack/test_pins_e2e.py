@@ -5,6 +5,7 @@ dedupe by `event_id` for events that have no message `ts` to fall back on (react
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,10 +15,12 @@ from tests.slack.conftest import (
     ALICE,
     CHANNEL,
     OTHER_CHANNEL,
+    PASTE,
     RECORD,
     Bot,
     all_text,
     buttons,
+    event_body,
     message_event,
     slack_escape,
 )
@@ -131,3 +134,20 @@ async def test_a_channel_over_its_budget_is_not_even_diagnosed(
     assert learning.paste_line(CHANNEL, first["ts"]) is not None
     assert learning.paste_line(CHANNEL, second["ts"]) is None
     assert learning.paste_line(OTHER_CHANNEL, elsewhere["ts"]) is not None
+
+
+async def test_a_dropped_delivery_is_acknowledged_like_any_other(make_bot: Callable[..., Any]) -> None:
+    """A retry errfix has seen and a paste over its channel's budget get 200 and an empty body,
+    as a handled event does: anything else and Slack delivers them again."""
+    bot: Bot = await make_bot(max_replies_per_minute=1, clock=Clock())
+    message = bot.fake.add_message(CHANNEL, slack_escape(PASTE), ALICE)
+    body = json.dumps(event_body(message_event(message), "EvPASTE1"))
+    assert await bot.post_signed(body, "application/json") == (200, "")
+    await bot.idle()
+    retry = {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
+    assert await bot.post_signed(body, "application/json", extra=retry) == (200, "")  # seen: dropped
+    over = bot.fake.add_message(CHANNEL, slack_escape(PASTE), ALICE)
+    over_body = json.dumps(event_body(message_event(over), "EvPASTE2"))
+    assert await bot.post_signed(over_body, "application/json") == (200, "")  # over the budget: dropped
+    await bot.idle()
+    assert posts_to(bot, CHANNEL) == 1

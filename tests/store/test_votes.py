@@ -170,3 +170,62 @@ def test_concurrent_button_clicks_through_separate_connections_toggle_exactly(tm
 
     _in_threads(path, n, work)
     assert _tallies(path) == {k0: Tally(20, 0)}
+
+
+def test_removing_a_reaction_withdraws_the_vote_it_made(tmp_path: Path) -> None:
+    """Her reaction voted on the top fix; a button vote on another fix since stays, and when the top
+    fix has changed since (others' votes), the removal still finds the vote the reaction made."""
+    _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    rec = store.get(RID)
+    view = MatchView(rec, 1.0, rank_workarounds(rec, {}))
+    top, other = view.workarounds[0].wkey, view.workarounds[1].wkey
+    learning = Learning(store)
+    assert learning.reaction_vote("r1", view, "U1", 1, added=True)
+    assert learning.click_vote("r1", RID, other, "U1", 1) == 1  # later, a "Worked" on another fix
+    assert learning.reaction_vote("r1", view, "U1", 1, added=False)
+    assert store.tallies(RID) == {other: Tally(1, 0)}
+
+    assert learning.reaction_vote("r2", view, "U1", 1, added=True)
+    moved = MatchView(rec, 1.0, rank_workarounds(rec, {top: Tally(0, 10)}))  # ten "Didn't work" on it
+    assert moved.workarounds[0].wkey != top
+    assert learning.reaction_vote("r2", moved, "U1", 1, added=False)
+    assert store.tallies(RID) == {other: Tally(1, 0)}
+    store.close()
+
+
+def test_a_reaction_on_a_record_without_workarounds_changes_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db")
+    rec = Record.model_validate({**full("t/bare"), "workarounds": []})
+    store.import_records([rec])
+    view = MatchView(rec, 1.0, rank_workarounds(rec, {}))
+    assert not Learning(store).reaction_vote("r", view, "U1", 1, added=True)
+    assert not Learning(store).reaction_vote("r", view, "U1", 1, added=False)
+    assert list(store.votes()) == []
+    store.close()
+
+
+def test_a_bad_vote_value_says_what_a_vote_is(tmp_path: Path) -> None:
+    k0, *_ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    with pytest.raises(ValueError, match=r"^a vote is \+1, -1 or None \(withdraw\)$"):
+        store.vote("r", RID, k0, "U1", 2)
+    store.close()
+
+
+def test_a_replayed_click_changes_nothing_and_answers_the_vote_held(tmp_path: Path) -> None:
+    """A click carries its id; replayed after a crash (bot/slack/jobs.py) it must not toggle again."""
+    k0, *_ = _setup(tmp_path / "db")
+    store = Store(tmp_path / "db")
+    learning = Learning(store)
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c1") == 1
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c1") == 1  # replayed: not withdrawn
+    assert store.tallies(RID) == {k0: Tally(1, 0)}
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c2") is None  # a new click withdraws
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c2") is None  # and its replay holds none
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c1") is None  # nor does the first's
+    assert store.tallies(RID) == {}
+    assert learning.click_vote("r", RID, k0, "U1", -1, click_id="c3") == -1
+    assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c3") == -1  # the replay answers what is held
+    assert store.tallies(RID) == {k0: Tally(0, 1)}
+    store.close()
