@@ -47,7 +47,7 @@ class AsyncErrfix:
         *,
         seed: bool = True,
         observer: Observer | None = None,
-        background_reindex: bool = False,
+        background_reindex: bool = True,
         index_cache: bool = False,
     ) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="errfix-store")

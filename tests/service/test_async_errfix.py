@@ -76,3 +76,13 @@ async def test_a_closed_service_refuses_work_and_closes_once(tmp_path: Path) -> 
     service.close()  # idempotent
     with pytest.raises(RuntimeError, match="closed"):
         await service.diagnose(NAN)
+
+
+async def test_the_plain_async_service_reindexes_in_the_background(tmp_path: Path) -> None:
+    """The demo and the tests use AsyncErrfix as it comes: a write that changes the index must not
+    rebuild it on the store's thread (the old index answers until the new one is built; #12)."""
+    service = AsyncErrfix(str(tmp_path / "plain.db"))
+    try:
+        assert await service._run(lambda s: s.background_reindex) is True
+    finally:
+        service.close()
