@@ -78,12 +78,14 @@ CURRENT: Bars = {
         "false_replies": ("<=", 0.05),
         "precision": (">=", 0.98),
     },
-    # measured 2026-12-03: 67/74 (0.905), top-3 1.000, 0/21 false, precision 0.986
+    # measured 2026-12-04: 69/74 (0.932), top-3 1.000, 0/21 false, precision 1.000 (a traceback's
+    # exception is the error whatever its class is called: the dynamo wrapper, not its inner
+    # TypeError; was 0.919 and 0.986)
     "ml": {
-        "channel_accuracy": (">=", 0.89),
+        "channel_accuracy": (">=", 0.91),
         "top3": (">=", 0.98),
         "false_replies": ("<=", 0.05),
-        "precision": (">=", 0.97),
+        "precision": (">=", 0.98),
     },
     # measured 2026-12-04: top-1 46/52 (0.885), top-3 49/52 (0.942), MRR@3 0.91, 0/13 nulls presented
     # (synonyms across languages, common words left out, every seed's search vocabulary in both

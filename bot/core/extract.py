@@ -115,6 +115,9 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
 _RAISE = re.compile(r"\braise ([A-Z]\w{0,80})\((['\"])(.{1,300})\2\)")
 _TRACEBACK = re.compile(r"^\s{0,8}Traceback \(most recent call last\):")
 _FRAME = re.compile(r"^\s{0,12}(?:File \"|at [\w$.<>]{1,200}\(|\d{1,3}: 0x|#\d{1,3} )")
+# after a traceback's frames, `name.Class: message` is the exception whatever its class is called
+# (BackendCompilerFailed, StopIteration, ConnectTimeout): a CamelCase name, maybe dotted
+_TB_EXCEPTION = re.compile(r"^ {0,2}(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z][a-z0-9]\w{0,80}(?:: |:$)")
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 
 # Normalisation of volatile parts, for fuzzy comparison only.
@@ -280,6 +283,8 @@ def extract(text: str) -> Extracted:
         if raised:  # `raise RuntimeError('x')` as the last frame line: the message is the error
             stripped = f"{raised.group(1)}: {raised.group(3)}"
         hit = _classify(stripped)
+        if hit is None and in_traceback and _TB_EXCEPTION.match(line):  # not an indented code line
+            hit = ("python", 1.0)
         if hit is None:
             continue
         kind, weight = hit

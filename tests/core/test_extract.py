@@ -55,6 +55,38 @@ def test_python_traceback_final_exception_line_is_the_error() -> None:
     assert "main()" not in raws(ex)
 
 
+WRAPPED = """\
+Traceback (most recent call last):
+  File "/home/li/train.py", line 88, in <module>
+    compiled(batch)
+torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:
+TypeError: 'NoneType' object is not iterable
+
+Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace
+"""
+
+
+def test_a_traceback_exception_is_the_error_whatever_its_class_is_called() -> None:
+    """`BackendCompilerFailed` ends in neither Error nor Exception; after the frames it is still the
+    exception, and the inner error in its message comes second."""
+    ex = extract(WRAPPED)
+    assert first(ex) == "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:"
+    assert ex.lines[0].weight > ex.lines[1].weight
+    assert ex.lines[1].raw == "TypeError: 'NoneType' object is not iterable"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: the run stopped after an hour, BackendCompilerFailed: no idea",  # no traceback
+        "Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    Config: dict = load()\n",
+    ],
+    ids=["outside-a-traceback", "indented-code-line"],
+)
+def test_a_capitalised_name_and_colon_alone_is_not_an_exception(text: str) -> None:
+    assert not any(ln.raw.startswith(("Note:", "Config:")) for ln in extract(text).lines)
+
+
 CHAINED_DURING = """\
 Traceback (most recent call last):
   File "/srv/app/config.py", line 12, in load
