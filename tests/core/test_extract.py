@@ -79,7 +79,7 @@ def test_a_traceback_exception_is_the_error_whatever_its_class_is_called() -> No
     "text",
     [
         "Note: the run stopped after an hour, BackendCompilerFailed: no idea",  # no traceback
-        "Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    Config: dict = load()\n",
+        'Traceback (most recent call last):\n  File "a.py", line 3, in f\n    Config: dict = load()\n',
     ],
     ids=["outside-a-traceback", "indented-code-line"],
 )
