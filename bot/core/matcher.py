@@ -49,7 +49,8 @@ REGEX_BUDGET = 250  # filtered regexes run per searched text, most selective fir
 OPEN_DF = 300  # a word in more records than this adds to token candidates, never starts one
 POOL = 64  # candidates given the cheap parts of the score (see Matcher._pool)
 SAME_WORDING = 0.8  # fuzzy2 (fuzzy squared) from which a record's wording is the paste's
-SCORED = 16  # candidates scored in full (fuzzy): enough for the answer, the runners-up and a rival
+SCORED = 4  # candidates scored in full (fuzzy) at least: the answer and its runners-up, and a
+# rival (Matcher._score_rival scores on when all of them are one error); 16 gave the same answers
 TOKEN_CANDIDATES = 40  # records sharing rare words with the paste that join the pool
 
 
@@ -449,7 +450,10 @@ class Matcher:
 
     def _score_rival(self, paste: _Paste, rest: list[_Bound], scored: list[Candidate]) -> list[Candidate]:
         """More full scores when all those scored are variants of one error: the margin needs the
-        best *different* error, so go on (in bound order) until it is certain."""
+        best *different* error, so go on (in bound order) until it is certain. When a different
+        error is among those scored, it is the rival: one scoring lower could hide past the cut,
+        but the margin weighs little in the calibration (bot/core/model.py), and scoring on until
+        certain tripled the full scores per paste."""
         top = max(scored, key=lambda c: (c.parts["z"], c.id), default=None)
         if top is None or not rest or self.rival([top.id, *(c.id for c in scored)]) is not None:
             return []

@@ -475,12 +475,15 @@ def test_token_candidate_ties_break_by_record_order_not_hash_order() -> None:
 def test_fuzzy_scoring_cut_keeps_the_top_exact(
     corpus_matcher: Matcher, paste: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Fuzzy parts are computed only while a candidate could still reach the top SCORED; the
-    answer and runners-up are those of scoring every candidate in full."""
+    """Fuzzy parts are computed only while a candidate could still reach the top SCORED or be the
+    best different error; the answer, the runners-up and the margin (over that rival, which
+    decides whether errfix replies) are those of scoring every candidate in full."""
     cut = top(corpus_matcher, paste, limit=3)
     monkeypatch.setattr(match_module, "SCORED", 10**6)
     full = top(corpus_matcher, paste, limit=3)
-    assert [(c.id, c.parts["z"]) for c in cut] == [(c.id, c.parts["z"]) for c in full]
+    assert [(c.id, c.parts["z"], c.parts["margin"]) for c in cut] == [
+        (c.id, c.parts["z"], c.parts["margin"]) for c in full
+    ]
 
 
 @pytest.mark.parametrize("paste", CORPUS_PASTES)
