@@ -158,6 +158,10 @@ def _bearer_ok(value: str) -> bool:
 
 
 _TOKEN = r"[A-Za-z0-9_-]"
+# A vendor prefix starts a key at a word boundary or glued after `_`, as env-style names and
+# log fields do (`STRIPE_KEY_sk_live_…`, `creds_AKIA…`): RE2 has no look-behind, so the `_` is
+# consumed and the key is group `s`.
+_GLUED = r"(?:\b|_)"
 _DETECTORS: tuple[_Detector, ...] = (
     # Most specific first: where candidates overlap, the earliest detector names the finding.
     _Detector(
@@ -176,7 +180,7 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector("jwt", re2.compile(r"\beyJ" + _TOKEN + r"{8,}\.eyJ" + _TOKEN + r"{8,}\." + _TOKEN + r"{8,}"), ("eyJ",)),
     _Detector(
         "aws-access-key",
-        re2.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+        re2.compile(_GLUED + r"(?P<s>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?:\b|_)"),
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
     ),
     _Detector(
@@ -188,17 +192,23 @@ _DETECTORS: tuple[_Detector, ...] = (
         ("aws",),
         fold=True,
     ),
-    _Detector("slack-token", re2.compile(r"\b(?:xox[abprs]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,}"), ("xox", "xapp-")),
+    _Detector(
+        "slack-token",
+        re2.compile(_GLUED + r"(?P<s>(?:xox[abprs]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9-]{10,})"),
+        ("xox", "xapp-"),
+    ),
     _Detector(
         "github-token",
-        re2.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        re2.compile(_GLUED + r"(?P<s>gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
         ("gh", "github_pat_"),
     ),
-    _Detector("stripe-key", re2.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}"), ("k_live_", "k_test_")),
-    _Detector("google-api-key", re2.compile(r"\bAIza[0-9A-Za-z_-]{35}"), ("AIza",)),
+    _Detector(
+        "stripe-key", re2.compile(_GLUED + r"(?P<s>[sr]k_(?:live|test)_[A-Za-z0-9]{10,})"), ("k_live_", "k_test_")
+    ),
+    _Detector("google-api-key", re2.compile(_GLUED + r"(?P<s>AIza[0-9A-Za-z_-]{35})"), ("AIza",)),
     _Detector(
         "openai-key",
-        re2.compile(r"(?P<s>\bsk-(?:proj-|svcacct-|admin-)?" + _TOKEN + r"{20,})"),
+        re2.compile(_GLUED + r"(?P<s>sk-(?:proj-|svcacct-|admin-)?" + _TOKEN + r"{20,})"),
         ("sk-",),
         check=_openai_ok,
     ),

@@ -127,6 +127,28 @@ def test_a_vendor_token_wins_over_the_keyword_around_it() -> None:
     assert redact_text(f"SLACK_BOT_TOKEN={SLACK_BOT}") == "SLACK_BOT_TOKEN=[redacted:slack-token]"
 
 
+@pytest.mark.parametrize(
+    ("secret", "kind"),
+    [
+        (STRIPE_LIVE, "stripe-key"),
+        (AWS_KEY_ID, "aws-access-key"),
+        (SLACK_BOT, "slack-token"),
+        (GITHUB_PAT, "github-token"),
+        (GOOGLE_KEY, "google-api-key"),
+        (OPENAI_KEY, "openai-key"),
+    ],
+)
+def test_a_key_glued_after_an_underscore_is_still_found(secret: str, kind: str) -> None:
+    """`STRIPE_KEY_sk_live_…`, `creds_AKIA…`: no word boundary before the key, still a key."""
+    assert redact_text(f"env STRIPE_KEY_{secret} set") == f"env STRIPE_KEY_[redacted:{kind}] set"
+
+
+def test_a_vendor_prefix_inside_a_word_is_no_key() -> None:
+    assert redact_text("mask-abcdefghijklmnopqrstuvwxyz and taskAKIA" + AWS_KEY_ID[4:]) == (
+        "mask-abcdefghijklmnopqrstuvwxyz and taskAKIA" + AWS_KEY_ID[4:]
+    )
+
+
 def test_a_rejected_value_does_not_hide_the_key_inside_it() -> None:
     assert redact_text("token=$X_password='Hunt3r2x9'") == "token=$X_password='[redacted:password]'"
 
