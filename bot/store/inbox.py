@@ -83,6 +83,7 @@ class Inbox:
             if self.path != ":memory:":
                 self.db.enable_wal()
             conn.execute("PRAGMA synchronous = NORMAL")  # a commit survives kill -9 (it is in the OS)
+            conn.execute("PRAGMA secure_delete = ON")  # a finished job's body is zeroed, not left free
             migrations.apply(self.db)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a usable errfix events file ({e})") from None

@@ -11,6 +11,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from bot.core.redact import redact_text
+
 migrations = Migrations("errfix")
 
 
@@ -210,6 +212,41 @@ def m008_clicks(db: Database) -> None:
     db.execute("CREATE INDEX clicks_created ON clicks(created_at)")
 
 
+def _scrub(db: Database, table: str, column: str, where: str = "1") -> int:
+    """Redact `column` in place; a row whose redacted text already exists (a key column) goes."""
+    changed = 0
+    rows = db.execute(f"SELECT rowid, {column} FROM {table} WHERE {where}").fetchall()
+    for rowid, text in rows:
+        clean = redact_text(str(text))
+        if clean == text:
+            continue
+        changed += 1
+        cur = db.execute(f"UPDATE OR IGNORE {table} SET {column} = ? WHERE rowid = ?", [clean, rowid])
+        if cur.rowcount == 0:  # the redacted line is there already (another key of the same kind)
+            db.execute(f"DELETE FROM {table} WHERE rowid = ?", [rowid])
+    return changed
+
+
+@migrations()
+def m009_scrub_secrets(db: Database) -> None:
+    """Text an errfix older than #18 kept as pasted (paste lines, rejection lines, learned
+    aliases) redacted in place, as every write redacts it now. `secure_delete` (set on every
+    connection, `Store`) zeroes the old bytes as the pages are rewritten; m010 compacts the file."""
+    db.execute("PRAGMA secure_delete = ON")
+    _scrub(db, "pastes", "line")
+    _scrub(db, "rejections", "line")
+    _scrub(db, "aliases", "alias", "origin <> 'record'")
+
+
+@migrations(transactional=False)
+def m010_compact_after_scrub(db: Database) -> None:
+    """VACUUM once after m009: a rewritten file holds no free page with a secret in it, and the
+    checkpoint truncates the write-ahead log, whose older frames held the rows as they were."""
+    db.execute("PRAGMA secure_delete = ON")
+    db.execute("VACUUM")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
     m.__name__
     for m in (
@@ -221,6 +258,8 @@ MIGRATION_NAMES: tuple[str, ...] = tuple(
         m006_seen_events_moved,
         m007_audit,
         m008_clicks,
+        m009_scrub_secrets,
+        m010_compact_after_scrub,
     )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)

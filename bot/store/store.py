@@ -135,6 +135,9 @@ class Store:
                 self.db.enable_wal()
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = NORMAL")
+            # deleted and overwritten rows are zeroed, not left in free pages: what retention and
+            # `errfix forget-*` remove is gone from the file too (#18)
+            conn.execute("PRAGMA secure_delete = ON")
             self._check_not_newer()
             migrations.apply(self.db)
         except sqlite3.DatabaseError as e:
