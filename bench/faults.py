@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -40,6 +41,7 @@ from bot.fakeslack.web_api import FakeSlack, User
 from bot.serve.http import web_app
 from bot.service.async_errfix import AsyncErrfix
 from bot.service.errfix import Errfix
+from bot.service.observer import Quiet
 from bot.slack.app import build_app
 from bot.slack.deps import Activity
 from bot.store import open_store
@@ -551,13 +553,34 @@ def _restart_store(db: Path, size: int) -> None:
     store.close()
 
 
-def _first_paste(db: Path) -> float:
+class _Ready(Quiet):
+    """Set when the full index (built or loaded from the cache) is in use."""
+
+    def __init__(self) -> None:
+        self.full = threading.Event()
+
+    def on_rebuild(self, version: int, records: int, seconds: float) -> None:
+        self.full.set()
+
+    def on_index_loaded(self, version: int, records: int, seconds: float) -> None:
+        self.full.set()
+
+
+def _start_and_paste(db: Path) -> tuple[float, float]:
+    """As `errfix serve` starts (background re-index, the cache): seconds to the first answer,
+    and to the full index answering."""
     start = time.monotonic()
-    svc = Errfix.open(db, index_cache=True)
+    ready = _Ready()
+    svc = Errfix.open(db, index_cache=True, background_reindex=True, observer=ready)
     svc.diagnose(PASTE)
-    seconds = time.monotonic() - start
+    first = time.monotonic() - start
+    if not ready.full.wait(1800):
+        raise RuntimeError("the full index never came")
+    full = time.monotonic() - start
+    if svc._rebuilding is not None:
+        svc._rebuilding.join()  # the cache is written by the build thread: let it finish
     svc.close()
-    return seconds
+    return first, full
 
 
 def restart_case(size: int) -> Case:
@@ -565,12 +588,21 @@ def restart_case(size: int) -> Case:
         """First paste after start: building the index (no cache) against loading it."""
         db = tmp / f"restart-{size}.db"
         _restart_store(db, size)
-        cold = await asyncio.to_thread(_first_paste, db)  # builds and saves the cache
-        warm = await asyncio.to_thread(_first_paste, db)
+        cold, cold_full = await asyncio.to_thread(_start_and_paste, db)  # builds and saves the cache
+        warm, warm_full = await asyncio.to_thread(_start_and_paste, db)
         cache_mb = Path(f"{db}.index").stat().st_size / 1e6
-        # #14's target: the first paste answered within 2 s of a start with the cache
-        ok = warm < cold and warm <= RESTART_TARGET_S
-        return line(f"restart_{size}", ok, cold_first_paste_s=cold, warm_first_paste_s=warm, cache_mb=cache_mb)
+        # #14's target: the first paste answered within 2 s of a restart (the cache is there);
+        # the full index from the cache sooner than from a build
+        ok = warm <= RESTART_TARGET_S and warm_full < cold_full
+        return line(
+            f"restart_{size}",
+            ok,
+            cold_first_paste_s=cold,
+            cold_full_index_s=cold_full,
+            warm_first_paste_s=warm,
+            warm_full_index_s=warm_full,
+            cache_mb=cache_mb,
+        )
 
     return restart
 

@@ -43,3 +43,6 @@ class MetricsAndLogs:
 
     def on_rebuild(self, version: int, records: int, seconds: float) -> None:
         log.debug("index built for store version %d: %d records in %.2fs", version, records, seconds)
+
+    def on_index_loaded(self, version: int, records: int, seconds: float) -> None:
+        log.debug("index loaded for store version %d: %d records in %.2fs", version, records, seconds)

@@ -20,7 +20,7 @@ import gc
 import html
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
@@ -171,31 +171,59 @@ class Errfix:
     def _start(self) -> bool:
         """The first index of this process without building the full one: the cached index (even
         of an older store version: it answers until the background rebuild is done), else, for a
-        large store, an index of the bundled seeds alone. False: build the full one now."""
+        large store, an index of the bundled seeds alone. False: build the full one now.
+
+        A large store's cache is loaded in the background too, with the seeds answering meanwhile:
+        at 250,000 records unpickling it takes seconds, and the first paste should not wait."""
         store = self.store
-        found = index_cache.load(store.path) if self.index_cache else None
-        if found is not None and found[0].instance == store.instance_id():
-            key, matcher = found
-            current = IndexKey(key.instance, store.version, store.count())
-            if key != current and not self.background_reindex:
-                return False  # stale, and nothing would rebuild it in the background
-            # a stale index is installed one version "behind", so the refresh below rebuilds it
-            version = key.version if key == current else min(key.version, current.version - 1)
-            self.install_matcher(version, matcher)
+        large = self.background_reindex and store.count() > SMALL_START
+        if large and self.index_cache and index_cache.cache_path(store.path).exists():
+            self._install_seeds(store)
+            self._in_background(self._load_or_build)
             return True
-        if not self.background_reindex or store.count() <= SMALL_START:
+        if self.index_cache and self._load_cached(store):
+            return True
+        if not large:
             return False
+        self._install_seeds(store)
+        return True
+
+    def _load_cached(self, store: Store) -> bool:
+        """Install the cached index when it is this database's; False when there is none usable
+        (or it is stale and nothing would rebuild it in the background)."""
+        start = time.perf_counter()
+        found = index_cache.load(store.path)
+        if found is None or found[0].instance != store.instance_id():
+            return False
+        key, matcher = found
+        current = IndexKey(key.instance, store.version, store.count())
+        if key != current and not self.background_reindex:
+            return False  # stale, and nothing would rebuild it in the background
+        # a stale index is installed one version "behind", so the refresh rebuilds it
+        version = key.version if key == current else min(key.version, current.version - 1)
+        self.install_matcher(version, matcher)
+        self.observer.on_index_loaded(version, key.records, time.perf_counter() - start)
+        return True
+
+    def _install_seeds(self, store: Store) -> None:
         seeds = [store.get(rid) for rid in sorted(store.seed_ids()) if store.has(rid)]
         self.install_matcher(-1, Matcher(seeds, seeds=frozenset(r.id for r in seeds)))
-        return True
+
+    def _load_or_build(self, store: Store) -> None:
+        """The background start of a large store: its cache, then a build if that was stale or
+        unusable (the next refresh after this thread ends catches any later version)."""
+        if not self._load_cached(store) or self._matcher_version != store.version:
+            self._build(store)
 
     def _rebuild_in_background(self) -> None:
         """Index a new store version on a thread with its own connection; answers keep the old one."""
+        self._in_background(self._build)
 
+    def _in_background(self, work: Callable[[Store], None]) -> None:
         def run() -> None:
             store = Store(self.store.path)
             try:
-                self._build(store)
+                work(store)
             finally:
                 store.close()
 

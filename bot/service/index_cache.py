@@ -15,6 +15,7 @@ DB.index.tmp, then renamed), so a crash while saving leaves the previous one.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
 import logging
@@ -107,10 +108,17 @@ def _parse(data: bytes) -> tuple[str, tuple[IndexKey, Matcher] | None]:
     payload = data[end + 1 :]
     if len(payload) != size or hashlib.sha256(payload).hexdigest() != digest:
         return "damaged (checksum)", None
+    # Unpickling makes millions of objects, none of them garbage: with the cyclic collector on,
+    # each allocation burst triggers a collection walking everything loaded so far.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         matcher = pickle.loads(payload)
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError) as e:
         return f"unreadable ({type(e).__name__})", None
+    finally:
+        if collecting:
+            gc.enable()
     if not isinstance(matcher, Matcher):
         return "not an index", None
     return "", (key, matcher)

@@ -38,6 +38,9 @@ class Observer(Protocol):
     def on_rebuild(self, version: int, records: int, seconds: float) -> None:
         """The index for store `version` was built and is now used."""
 
+    def on_index_loaded(self, version: int, records: int, seconds: float) -> None:
+        """The cached index of store `version` was loaded and is now used."""
+
 
 class Quiet:
     """The observer that observes nothing."""
@@ -52,4 +55,7 @@ class Quiet:
         pass
 
     def on_rebuild(self, version: int, records: int, seconds: float) -> None:
+        pass
+
+    def on_index_loaded(self, version: int, records: int, seconds: float) -> None:
         pass

@@ -10,7 +10,10 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
 from bot.core.records import Record
+from bot.service import index_cache
 from bot.service.errfix import Errfix
 from bot.service.index_cache import MAGIC, cache_path
 from bot.service.observer import Quiet
@@ -25,10 +28,16 @@ class Builds(Quiet):
     def __init__(self) -> None:
         self.builds: list[int] = []
         self.done = threading.Event()
+        self.loads: list[int] = []
+        self.loaded = threading.Event()
 
     def on_rebuild(self, version: int, records: int, seconds: float) -> None:
         self.builds.append(version)
         self.done.set()
+
+    def on_index_loaded(self, version: int, records: int, seconds: float) -> None:
+        self.loads.append(version)
+        self.loaded.set()
 
 
 def start(db: Path, **options: bool) -> tuple[Errfix, Builds]:
@@ -142,4 +151,30 @@ def test_a_large_store_without_a_cache_starts_on_the_seeds_while_the_full_index_
     assert top(svc, "RuntimeError: Loss is NaN or Inf at step 1000") == "pytorch/loss-nan-step"  # a seed
     assert seen.done.wait(300)  # hang guard only
     assert top(svc, "ValueError: team/42 broke") == "team/42"
+    svc.close()
+
+
+def test_a_large_store_answers_from_the_seeds_while_its_cache_loads(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 250,000 records loading the cache takes seconds: the first paste must not wait for it.
+    The load is held on a gate here, so "meanwhile" is certain, not a race."""
+    svc = Errfix.open(db, index_cache=True)
+    svc.store.import_records([Record.model_validate(minimal(f"team/{k}")) for k in range(6_000)])
+    assert top(svc, "ValueError: team/42 broke") == "team/42"  # builds the full index and caches it
+    svc.close()
+
+    gate = threading.Event()
+    real_load = index_cache.load
+
+    def held(path: str | Path) -> tuple[index_cache.IndexKey, object] | None:
+        assert gate.wait(120)  # hang guard only
+        return real_load(path)
+
+    monkeypatch.setattr(index_cache, "load", held)
+    svc, seen = start(db, background_reindex=True)
+    assert top(svc, "ValueError: team/42 broke") != "team/42"  # the cache is not loaded yet
+    assert top(svc, "RuntimeError: Loss is NaN or Inf at step 1000") == "pytorch/loss-nan-step"  # a seed
+    gate.set()
+    assert seen.loaded.wait(120)  # hang guard only
+    assert top(svc, "ValueError: team/42 broke") == "team/42"
+    assert seen.loads == [svc.store.version] and seen.builds == []  # loaded, not built
     svc.close()
