@@ -1,7 +1,8 @@
 """How much of a shared file errfix reads, pinned with this test's own numbers (#20): a file of up
 to 1,000,000 bytes is read whole, a bigger one as its first 250,000 and last 750,000 bytes (two
 ranged GETs), and a server that ignores Range is read no further than 32 MB. Planting 1 MB -> 100 kB
-or 32 MB -> 3.2 MB passed the suite; the second reads a big log's first 3 MB and misses its end."""
+or 32 MB -> 3.2 MB passed the suite; the second reads a big log's first 3 MB and misses its end.
+A download answered 429 is tried three more times, each after Retry-After capped at 30 s."""
 
 from __future__ import annotations
 
@@ -104,3 +105,41 @@ async def test_a_server_that_ignores_range_is_read_up_to_thirty_two_megabytes(se
     assert partial and served.ranges[0] == "bytes=0-249999"
     last = int([ln for ln in text.splitlines() if len(ln) == LINE - 1][-1])  # the read stopped after it
     assert 32_000_000 <= (last + 1) * LINE < 32_000_000 + 100_000, last
+
+
+class RateLimited(Served):
+    """Answers 429 (Retry-After: 100) `times` times, then serves the file."""
+
+    def __init__(self, data: bytes, times: int) -> None:
+        super().__init__(data, honour_range=True)
+        self.times = times
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.times:
+            self.times -= 1
+            self.ranges.append("429")
+            return web.Response(status=429, headers={"Retry-After": "100"})
+        return await super().handle(request)
+
+
+class Waits:
+    """A sleep that only notes how long it was asked to wait."""
+
+    def __init__(self, waits: list[float]) -> None:
+        self.waits = waits
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+async def test_a_rate_limited_download_is_tried_three_more_times_waiting_at_most_thirty_seconds(serve: Any) -> None:
+    data = numbered(1_000)
+    for times, read_it in ((3, True), (4, False)):
+        served = RateLimited(data, times)
+        url = await serve(served)
+        waits: list[float] = []
+        reader = FileReader(logging.getLogger("test"), sleep=Waits(waits))
+        result = await reader.read(Client(url, len(data)), {"id": "F1"})  # type: ignore[arg-type]
+        assert (result is not None) is read_it, times
+        assert waits == [30.0, 30.0, 30.0], times  # Retry-After: 100 is capped at 30 s
+        assert served.ranges == ["429"] * min(times, 4) + ([""] if read_it else [])
