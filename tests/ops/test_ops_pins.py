@@ -16,6 +16,7 @@ import pytest
 
 from bot.ops import doctor
 from bot.serve.verify import refusal
+from bot.telemetry.metrics import Metrics
 from tests.conftest import Cli
 
 SECRET = "s3cret-signing"
@@ -66,3 +67,28 @@ def test_doctor_warns_of_a_wal_over_two_hundred_fifty_six_mebibytes(tmp_path: Pa
 def test_serve_listens_on_port_3000_by_default(cli: Cli) -> None:
     r = cli("serve", "--help")
     assert r.code == 0 and "(default: 3000)" in " ".join(r.out.split())
+
+
+def test_match_seconds_are_counted_in_buckets_from_a_millisecond_to_five_seconds() -> None:
+    """The buckets a dashboard's queries name (1 ms … 5 s); ×10 of them used to pass the suite."""
+    metrics = Metrics()
+    metrics.match_seconds.observe(0.003)
+    lines = [ln for ln in metrics.render().decode().splitlines() if ln.startswith("errfix_match_seconds_bucket")]
+    bounds = [ln.split('le="', 1)[1].split('"', 1)[0] for ln in lines]
+    assert bounds == [
+        "0.001",
+        "0.0025",
+        "0.005",
+        "0.01",
+        "0.025",
+        "0.05",
+        "0.1",
+        "0.25",
+        "0.5",
+        "1.0",
+        "2.5",
+        "5.0",
+        "+Inf",
+    ]
+    counts = [float(ln.rsplit(" ", 1)[1]) for ln in lines]
+    assert counts[:3] == [0.0, 0.0, 1.0]  # 3 ms: over 2.5 ms, within 5 ms
