@@ -143,3 +143,10 @@ def test_socket_mode_does_not_need_the_signing_secret(environ: pytest.MonkeyPatc
 def test_settings_built_in_code_take_field_names() -> None:
     s = Settings(bot_token="xoxb-t", db_path="x.db", max_replies_per_minute=2)
     assert (s.bot_token, s.db_path, s.max_replies_per_minute) == ("xoxb-t", "x.db", 2)
+
+
+def test_the_defaults_errfix_documents(environ: pytest.MonkeyPatch) -> None:
+    """Pinned with this test's own numbers (#20): 5 unprompted answers a channel a minute, 60 s for
+    one fetch of ERRFIX_SYNC_URL, 8 s to drain on SIGTERM (Docker kills at 10)."""
+    s = load_settings(env_file=None)
+    assert (s.max_replies_per_minute, s.sync_timeout, s.shutdown_timeout) == (5, 60, 8)

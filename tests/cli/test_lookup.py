@@ -123,3 +123,12 @@ def test_corpus_db_answers_a_batch(cli: Cli, corpus_db: Path, corpus_records: li
     assert [row["id"] for row in rows] == [p["id"] for p in picks]
     for row in rows:
         check_match_shape(row)
+
+
+def test_match_reads_the_last_five_mebibytes_of_stdin(cli: Cli, seeded_db: Path) -> None:
+    """Pinned with this test's own numbers (#20): a log piped in keeps its last 5 MiB, of which the
+    matcher reads the last 1,000,000 characters; an error 990 kB from the end is still found."""
+    progress = "".join(f"batch {n} done in 0.{n % 97:02d} s\n" for n in range(37_000))  # about 990 kB
+    assert 950_000 < len(progress) < 990_000
+    r = cli("match", "--db", seeded_db, stdin=NAN_PASTE + "\n" + progress)
+    assert r.code == 0 and SEED_ID in r.out

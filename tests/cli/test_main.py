@@ -69,3 +69,14 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
     assert proc.wait(timeout=120) == 0
     assert proc.stderr.read() == b""
     proc.stderr.close()
+
+
+def test_ctrl_c_exits_130_without_a_traceback(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pinned with this test's own number (#20): the shell's code for SIGINT, 128 + 2."""
+
+    def interrupted(**_params: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(errfix.commands["stats"], "callback", interrupted)
+    r = cli("stats", "--db", ":memory:")
+    assert (r.code, r.err) == (130, "")

@@ -184,3 +184,18 @@ def test_environment_names_are_canonical() -> None:
         "kubernetes:1.29",
     }
     assert environment("numpy-1.26.4-cp311-cp311-manylinux_x86_64.whl") >= {"python:3", "python:3.11", "numpy:1"}
+
+
+def test_the_matcher_gets_the_twelve_best_error_lines() -> None:
+    """Pinned with this test's own number (#20): twelve lines, the later first among equals."""
+    paste = "\n".join(f"ValueError: step {n} failed" for n in range(20))
+    lines = extract(paste).lines
+    assert [ln.raw for ln in lines] == [f"ValueError: step {n} failed" for n in range(19, 7, -1)]
+
+
+def test_a_line_is_cut_at_two_thousand_characters() -> None:
+    """A minified or base64 line keeps its first 2,000 characters (#20)."""
+    head = "ValueError: "
+    whole = head + "x" * (2000 - len(head))
+    assert extract(whole).lines[0].raw == whole
+    assert extract(whole + "yyyy").lines[0].raw == whole

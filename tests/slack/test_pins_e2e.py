@@ -14,6 +14,7 @@ from bot.store.store import Store
 from tests.slack.conftest import (
     ALICE,
     CHANNEL,
+    DM,
     OTHER_CHANNEL,
     PASTE,
     RECORD,
@@ -151,3 +152,15 @@ async def test_a_dropped_delivery_is_acknowledged_like_any_other(make_bot: Calla
     assert await bot.post_signed(over_body, "application/json") == (200, "")  # over the budget: dropped
     await bot.idle()
     assert posts_to(bot, CHANNEL) == 1
+
+
+async def test_words_errfix_is_not_sure_of_list_the_three_closest_records(bot: Bot) -> None:
+    """Pinned with this test's own number (#20): three candidates, not two, under "not sure"."""
+    assert bot.link is not None
+    message, _ = await bot.link.message(DM, ALICE, "the training loss becomes nan")
+    answer = await bot.answer_to(message)
+    text = answer["blocks"][0]["text"]["text"]
+    assert "Not sure which error you mean" in text
+    rows = [line for line in text.splitlines() if line.startswith("• `")]
+    assert len(rows) == 3 and len(set(rows)) == 3, text
+    assert RECORD in "\n".join(rows)

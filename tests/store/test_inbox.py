@@ -158,3 +158,22 @@ def test_purge_before_a_cut(inbox: Inbox, clock: Clock) -> None:
     inbox.accept(["b"], ("b", {}))
     assert inbox.purge_before(clock.now) == (1, 1)  # a is older than the cut; b is at it and stays
     assert inbox.counts() == (1, 1)
+
+
+def test_by_default_a_key_is_kept_a_week_and_purged_every_ten_minutes(tmp_path: Path, clock: Clock) -> None:
+    """Pinned with this test's own numbers (#20): a message edited or retried up to 7 days after
+    errfix saw it is not handled again; its key goes at the first purge after that, and purges run
+    at most every 600 s."""
+    box = Inbox(tmp_path / "errfix.db-events", clock=clock)
+    try:
+        seen_at = clock.now
+        box.accept(["msg:C1:1.0"])
+        clock.now = seen_at + 7 * 86400 - 1
+        assert box.accept(["msg:C1:1.0"]) is False  # purged just now, and still within the week
+        clock.now = seen_at + 7 * 86400 + 598
+        box.accept(["other"])  # 599 s after that purge: none yet, though the key is past its week
+        assert box.is_seen("msg:C1:1.0")
+        clock.now = seen_at + 7 * 86400 + 599
+        assert box.accept(["msg:C1:1.0"]) is True  # 600 s: purged, so the message is new again
+    finally:
+        box.close()

@@ -203,3 +203,22 @@ def test_adversarial_inputs_use_the_pattern_and_signature() -> None:
     inputs = dict(adversarial_inputs(r"Loss is (NaN|Inf)", "RuntimeError: Loss is NaN or Inf"))
     assert any(text.startswith("Loss is " + "nan" * 10) for text in inputs.values())
     assert any("RuntimeError: Loss is NaN or Inf RuntimeError" in text for text in inputs.values())
+
+
+def test_a_backtracking_engine_gets_a_tenth_of_a_second_per_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pinned with this test's own number (#20), on a stand-in engine (no clock): each adversarial
+    input is searched with a 0.1 s timeout, and running out of it is the problem reported."""
+    import regex
+
+    asked: list[float] = []
+
+    class Stalls:
+        def search(self, text: str, timeout: float) -> None:
+            asked.append(timeout)
+            if len(asked) == 3:
+                raise TimeoutError
+
+    monkeypatch.setattr(regex, "compile", lambda *_args, **_kw: Stalls())
+    problem = redos_problem("(a+)+$", "aaa")
+    assert asked == [0.1, 0.1, 0.1]
+    assert problem is not None and problem.startswith("regex may backtrack catastrophically: over 0.1s on ")

@@ -14,7 +14,7 @@ import pytest
 
 from bot.core.records import Record
 from bot.core.views import MatchView, Tally, rank_workarounds, workaround_key
-from bot.store.learning import Learning
+from bot.store.learning import Learning, Paste
 from bot.store.store import Store
 from tests.conftest import full
 
@@ -229,3 +229,19 @@ def test_a_replayed_click_changes_nothing_and_answers_the_vote_held(tmp_path: Pa
     assert learning.click_vote("r", RID, k0, "U1", 1, click_id="c3") == -1  # the replay answers what is held
     assert store.tallies(RID) == {k0: Tally(0, 1)}
     store.close()
+
+
+def test_a_stored_paste_line_and_a_learned_alias_keep_their_first_thousand_characters(tmp_path: Path) -> None:
+    """Pinned with this test's own number (#20): what errfix keeps of a long line, in the pastes
+    log (and the rejection made from it) and as an alias, is its first 1,000 characters."""
+    _setup(tmp_path / "db")
+    learning = Learning(Store(tmp_path / "db"))
+    long = "ValueError: " + " ".join(f"w{n:04d}" for n in range(300))  # 1,811 characters
+    learning.log_paste(Paste("C1", "1.0", long, RID, 0.9, True))
+    assert learning.paste_line("C1", "1.0") == long[:1000]
+    assert learning.reject(channel="C1", message_ts="1.0", record_id=RID, user_id="U1") == long[:1000]
+    assert learning.learn_alias(RID, long, "U1")
+    [alias] = [x.text for x in learning.learned(RID) if x.kind == "alias"]
+    assert alias == long[:1000]
+    [rejection] = [x.text for x in learning.learned(RID) if x.kind == "rejection"]
+    assert len(rejection) <= 1000 and rejection.startswith("valueerror")

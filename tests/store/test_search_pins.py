@@ -1,0 +1,89 @@
+"""Which of a user's words the keyword search asks the index for, pinned with this test's own
+numbers (#20): a word in more than 5% of the records and more than 50 of them is left out, unless
+all are: then the rarest three are searched; at most the ten rarest words are searched; a synonym
+with a word in more than 30% of the records (and 50) is left out, and at most eight are searched.
+Each of COMMON_SHARE, COMMON_MIN, RAREST, SEARCH_TERMS, PHRASE_SHARE and SEARCH_SYNONYMS planted
+alone passed the suite before these."""
+
+from __future__ import annotations
+
+from bot.core.records import Record
+from bot.store.store import Store
+from tests.conftest import minimal
+
+
+def add(store: Store, word: str, n: int, *, start: int = 0) -> list[str]:
+    """`n` records saying `word` (and nothing else any query here asks for); their ids."""
+    ids = [f"t/{word}{k:04d}" for k in range(start, start + n)]
+    store.import_records([Record.model_validate(minimal(rid, signature=f"{word} stalled")) for rid in ids])
+    return ids
+
+
+def found(store: Store, words: str) -> set[str]:
+    return {rid for rid, _ in store.search_fts(words, limit=2000)}
+
+
+def test_in_a_small_store_a_word_in_fifty_records_is_searched_and_in_fifty_one_is_not(store: Store) -> None:
+    fifty = add(store, "widget", 50)
+    sprocket = add(store, "sprocket", 1)
+    assert found(store, "widget sprocket") == {*fifty, *sprocket}  # 50 of 51: kept
+    add(store, "widget", 1, start=50)
+    assert found(store, "widget sprocket") == set(sprocket)  # 51 of 52: over 50 (and 5%), left out
+
+
+def test_in_a_big_store_a_word_in_five_percent_of_the_records_is_searched(store: Store) -> None:
+    add(store, "filler", 1_139)
+    widgets = add(store, "widget", 60)
+    sprocket = add(store, "sprocket", 1)
+    assert found(store, "widget sprocket") == {*widgets, *sprocket}  # 60 of 1,200: 5%, kept
+    add(store, "widget", 1, start=60)
+    assert found(store, "widget sprocket") == set(sprocket)  # 61 of 1,201: over 5% (and 50), left out
+
+
+def test_a_query_of_common_words_only_searches_its_rarest_three(store: Store) -> None:
+    sets = {word: add(store, word, n) for word, n in (("alpha", 51), ("bravo", 52), ("delta", 53), ("golf", 54))}
+    assert found(store, "golf delta bravo alpha") == {*sets["alpha"], *sets["bravo"], *sets["delta"]}
+
+
+# in this order by name
+WORDS = ["alpha", "bravo", "delta", "golf", "hotel", "kilo", "lima", "oscar", "papa", "romeo", "tango"]
+
+
+def test_at_most_the_ten_rarest_words_are_searched(store: Store) -> None:
+    ids = {word: add(store, word, 1) for word in WORDS}  # one record each: ties go by the word
+    assert found(store, " ".join(reversed(WORDS))) == {rid for w in WORDS[:10] for rid in ids[w]}
+
+
+def test_a_synonym_with_a_word_in_more_than_thirty_percent_of_the_records_is_not_searched(store: Store) -> None:
+    add(store, "filler", 140)
+    timed = [f"t/job{k:03d}" for k in range(60)]
+    store.import_records([Record.model_validate(minimal(rid, signature="the job timed out")) for rid in timed])
+    # "timeout" is asked for as "timed out" too: its words in 60 of 200 records, 30%, searched
+    assert found(store, "timeout") == set(timed)
+    store.import_records([Record.model_validate(minimal("t/job060", signature="the job timed out"))])
+    assert found(store, "timeout") == set()  # 61 of 201: over 30% (and 50), left out
+
+
+ONE_EACH = [  # "nan oom timeout": ten synonyms, each held by one record
+    ("en", "Ran out of memory"),
+    ("en", "The job timed out"),
+    ("zh", "结果是非数"),
+    ("zh", "数值溢出了"),
+    ("zh", "内存不足了"),
+    ("zh", "显存不足了"),
+    ("zh", "爆显存了"),
+    ("zh", "显存溢出了"),
+    ("zh", "内存溢出了"),
+    ("zh", "任务超时了"),
+]
+
+
+def test_at_most_eight_synonyms_are_searched(store: Store) -> None:
+    recs = [
+        minimal(f"t/s{k}", **({"signature": text} if lang == "en" else {"signature": "stalled", "keywords_zh": [text]}))
+        for k, (lang, text) in enumerate(ONE_EACH)
+    ]
+    store.import_records([Record.model_validate(r) for r in recs])
+    assert found(store, "oom") == {"t/s0", "t/s4", "t/s5", "t/s6", "t/s7", "t/s8"}  # its six synonyms, all
+    hits = found(store, "nan oom timeout")
+    assert len(hits) == 8 and hits <= {f"t/s{k}" for k in range(10)}, hits
