@@ -392,8 +392,8 @@ class Matcher:
             # fuzzy comparison cost grows with line length; an error's wording is in its first words
             fuzzy_lines=[(ln, ln.norm[:FUZZY_LINE_CHARS]) for ln in lines],
             # rejected lines are stored redacted (#18): compared as redacted, a paste with another
-            # secret of the same kind is the same error
-            line_norms=[_redacted_norm(ln) for ln in lines],
+            # secret of the same kind is the same error; with no rejection nothing reads them
+            line_norms=[_redacted_norm(ln) for ln in lines] if self.rejections else [],
             strong=any(ln.weight >= 0.8 for ln in ex.lines),
         )
 

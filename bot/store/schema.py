@@ -212,19 +212,16 @@ def m008_clicks(db: Database) -> None:
     db.execute("CREATE INDEX clicks_created ON clicks(created_at)")
 
 
-def _scrub(db: Database, table: str, column: str, where: str = "1") -> int:
+def _scrub(db: Database, table: str, column: str, where: str = "1") -> None:
     """Redact `column` in place; a row whose redacted text already exists (a key column) goes."""
-    changed = 0
     rows = db.execute(f"SELECT rowid, {column} FROM {table} WHERE {where}").fetchall()
     for rowid, text in rows:
         clean = redact_text(str(text))
         if clean == text:
             continue
-        changed += 1
         cur = db.execute(f"UPDATE OR IGNORE {table} SET {column} = ? WHERE rowid = ?", [clean, rowid])
         if cur.rowcount == 0:  # the redacted line is there already (another key of the same kind)
             db.execute(f"DELETE FROM {table} WHERE rowid = ?", [rowid])
-    return changed
 
 
 @migrations()
