@@ -7,12 +7,12 @@ stderr and exit code 2; nothing prints a traceback for bad input.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import IO, Any
 
 import click
 
-from bot.cli import database, demo, learn, lint, lookup, ops, privacy, serve, team
 from bot.errors import ErrfixError, InvalidRecords
 
 EXIT_BAD_INPUT, EXIT_INTERRUPTED = 2, 130
@@ -32,8 +32,35 @@ class Refused(click.ClickException):
             click.echo(line, err=True)
 
 
+# Each command's module, imported only when that command runs: `errfix match` should not pay
+# for aiohttp, Slack Bolt and the demo server (about half a second of a pasted error's answer).
+# `--help` imports them all. tests/cli/test_main.py checks this map against each module's COMMANDS.
+COMMAND_MODULES = {
+    "import": "database", "export": "database", "stats": "database",
+    "match": "lookup", "search": "lookup", "show": "lookup",
+    "lint": "lint",
+    "learned": "learn", "unlearn": "learn",
+    "forget-user": "privacy", "forget-channel": "privacy", "audit": "privacy",
+    "serve": "serve",
+    "draft": "team", "forget": "team",
+    "sync": "ops", "backup": "ops", "restore": "ops", "doctor": "ops",
+    "demo": "demo",
+}  # fmt: skip
+
+
 class ErrfixGroup(click.Group):
-    """The group whose `invoke` maps errfix's errors to exit codes, for every command at once."""
+    """The group whose `invoke` maps errfix's errors to exit codes, for every command at once,
+    and whose commands are loaded on first use (`COMMAND_MODULES`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            module = importlib.import_module(f"bot.cli.{COMMAND_MODULES[cmd_name]}")
+            for command in module.COMMANDS:
+                self.add_command(command)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -55,9 +82,12 @@ def errfix() -> None:
     """Turn a pasted error into the fix that works."""
 
 
-for module in (database, lookup, lint, learn, privacy, serve, team, ops, demo):
-    for command in module.COMMANDS:
-        errfix.add_command(command)
+def command(name: str) -> click.Command:
+    """The command `name`, loaded (for tests and tools that inspect a command's options)."""
+    found = errfix.get_command(click.Context(errfix), name)
+    if found is None:
+        raise KeyError(name)
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> None:

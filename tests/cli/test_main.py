@@ -9,10 +9,10 @@ from pathlib import Path
 import click
 import pytest
 
-from bot.cli.main import errfix
+from bot.cli.main import COMMAND_MODULES, command, errfix
 from tests.conftest import Cli, run_module
 
-COMMANDS = sorted(errfix.commands)
+COMMANDS = errfix.list_commands(click.Context(errfix))
 
 
 def test_the_documented_commands_exist() -> None:
@@ -23,9 +23,46 @@ def test_the_documented_commands_exist() -> None:
     }  # fmt: skip
 
 
+command_named = command
+
+
+def test_each_command_is_loaded_from_the_module_that_defines_it() -> None:
+    """The lazy map and the modules agree: a command added to a module but not to the map (or
+    mapped to the wrong module) would be missing from `errfix`."""
+    import importlib
+
+    defined = {}
+    for module in ("database", "lookup", "lint", "learn", "privacy", "serve", "team", "ops", "demo"):
+        for cmd in importlib.import_module(f"bot.cli.{module}").COMMANDS:
+            defined[cmd.name] = module
+    assert defined == COMMAND_MODULES
+    assert len(defined) == 20
+
+
+def test_matching_a_paste_does_not_load_the_server_or_slack() -> None:
+    """`errfix match` starts in about half the time when it leaves aiohttp, Slack Bolt and the
+    demo server unimported: a paste piped in from a shell should not wait for them."""
+    script = (
+        "import sys\n"
+        "from bot.cli.main import main\n"
+        "try:\n"
+        "    main(['match', '--db', ':memory:'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 0, e.code\n"
+        "heavy = ('slack_bolt', 'slack_sdk', 'aiohttp', 'bot.demo.server', 'bot.serve.run')\n"
+        "heavy = sorted(m for m in heavy if m in sys.modules)\n"
+        "print('loaded:', heavy, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], input="ValueError: x", capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "loaded: []"
+
+
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_command_has_help_text(name: str, cli: Cli) -> None:
-    command = errfix.commands[name]
+    command = command_named(name)
     assert command.help and command.help.strip(), f"{name} has no help text"
     r = cli(name, "--help")
     assert r.code == 0 and r.out.startswith(f"Usage: errfix {name}"), r.out
@@ -77,6 +114,6 @@ def test_ctrl_c_exits_130_without_a_traceback(cli: Cli, monkeypatch: pytest.Monk
     def interrupted(**_params: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(errfix.commands["stats"], "callback", interrupted)
+    monkeypatch.setattr(command("stats"), "callback", interrupted)
     r = cli("stats", "--db", ":memory:")
     assert (r.code, r.err) == (130, "")

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli.main import errfix
+from bot.cli.main import command
 from bot.serve.http import ops_app
 from bot.service.async_errfix import AsyncErrfix
 from tests.conftest import REPO
@@ -94,7 +94,7 @@ def test_the_image_runs_as_a_user_with_the_database_on_a_volume() -> None:
 def parsed(argv: list[str]) -> tuple[str, dict[str, Any]]:
     """The command and its parameters as `errfix ARGV…` parses them (nothing runs)."""
     name, *rest = argv
-    return name, errfix.commands[name].make_context(name, rest).params
+    return name, command(name).make_context(name, rest).params
 
 
 def test_the_command_and_health_check_are_real() -> None:
