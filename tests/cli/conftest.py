@@ -7,19 +7,27 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Cli, full, minimal, write_jsonl
+from tests.conftest import copy_db, full, invoke, minimal, write_jsonl
 
 NAN_PASTE = "RuntimeError: Loss is NaN or Inf at step 1000"
 
 
-@pytest.fixture
-def seeded_db(tmp_path: Path, cli: Cli) -> Path:
-    """A database with the bundled seeds and two records of our own."""
-    db = tmp_path / "seeded.db"
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per test process through `errfix import` (seeding costs a few tenths of a
+    second, and 55 tests start from it); tests get a copy, never this file."""
+    base = tmp_path_factory.mktemp("seeded")
+    db = base / "seeded.db"
     own_a = full("own/a", signature="OwnError: the team's own error", regex="OwnError: the team")
-    r = cli("import", write_jsonl(tmp_path / "own.jsonl", [own_a, minimal("own/b")]), "--db", db)
+    r = invoke("import", write_jsonl(base / "own.jsonl", [own_a, minimal("own/b")]), "--db", db)
     assert r.code == 0, r.err
     return db
+
+
+@pytest.fixture
+def seeded_db(tmp_path: Path, seeded_template: Path) -> Path:
+    """A database with the bundled seeds and two records of our own (a copy: write freely)."""
+    return copy_db(seeded_template, tmp_path / "seeded.db")
 
 
 def no_traceback(err: str) -> None:
