@@ -13,7 +13,7 @@ NAN_PASTE = "RuntimeError: Loss is NaN or Inf at step 1000"
 
 
 @pytest.fixture(scope="session")
-def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def cli_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Built once per test process through `errfix import` (seeding costs a few tenths of a
     second, and 55 tests start from it); tests get a copy, never this file."""
     base = tmp_path_factory.mktemp("seeded")
@@ -25,9 +25,9 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def seeded_db(tmp_path: Path, seeded_template: Path) -> Path:
+def seeded_db(tmp_path: Path, cli_template: Path) -> Path:
     """A database with the bundled seeds and two records of our own (a copy: write freely)."""
-    return copy_db(seeded_template, tmp_path / "seeded.db")
+    return copy_db(cli_template, tmp_path / "seeded.db")
 
 
 def no_traceback(err: str) -> None:

@@ -24,7 +24,7 @@ from bot.store.files import load
 from bot.store.learning import Paste
 from bot.store.lint import lint
 from bot.store.upstream import Fetched
-from tests.conftest import SEED_ID, full, minimal, write_json, write_jsonl
+from tests.conftest import SEED_ID, SeededCopy, full, minimal, write_json, write_jsonl
 
 NAN = (
     'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
@@ -65,8 +65,8 @@ def heard() -> Recorder:
 
 
 @pytest.fixture
-def svc(tmp_path: Path, heard: Recorder) -> Iterator[Errfix]:
-    errfix = Errfix.open(tmp_path / "team.db", observer=heard)
+def svc(seeded_copy: SeededCopy, heard: Recorder) -> Iterator[Errfix]:
+    errfix = Errfix.open(seeded_copy("team.db"), observer=heard)
     yield errfix
     errfix.close()
 

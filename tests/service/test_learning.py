@@ -22,7 +22,7 @@ from bot.service.errfix import Errfix
 from bot.store import open_store
 from bot.store.learning import Learning, iso_days_ago
 from bot.store.store import Store
-from tests.conftest import SEED_ID, copy_db, minimal, seed_json
+from tests.conftest import SEED_ID, SeededCopy, copy_db, minimal, seed_json
 
 NAN = (
     'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
@@ -35,8 +35,8 @@ PER_USER = 2.0  # logits one "Not this error" costs a record (this test's own nu
 
 
 @pytest.fixture
-def seeded(tmp_path: Path) -> Iterator[Store]:
-    store = open_store(tmp_path / "a.db")
+def seeded(seeded_copy: SeededCopy) -> Iterator[Store]:
+    store = open_store(seeded_copy("a.db"))
     yield store
     store.close()
 

@@ -19,7 +19,7 @@ from bot.core.records import Record
 from bot.errors import InvalidInput, NotFound
 from bot.service.errfix import Errfix
 from bot.store.store import Reply
-from tests.conftest import SEED_ID
+from tests.conftest import SEED_ID, SeededCopy
 
 PASTE = (
     "Traceback (most recent call last):\n"
@@ -36,8 +36,8 @@ LINK = "https://team.slack.com/archives/C1/p1700000000000100"
 
 
 @pytest.fixture
-def svc(tmp_path: Path) -> Iterator[Errfix]:
-    s = Errfix.open(tmp_path / "t.db")
+def svc(seeded_copy: SeededCopy) -> Iterator[Errfix]:
+    s = Errfix.open(seeded_copy("t.db"))
     yield s
     s.close()
 

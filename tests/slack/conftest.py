@@ -29,6 +29,7 @@ from bot.slack.app import build_app
 from bot.slack.deps import Activity, Jobs
 from bot.store.store import Store
 from bot.telemetry.metrics import Metrics
+from tests.conftest import SeededCopy
 
 SECRET = "test-signing-secret"
 CHANNEL, OTHER_CHANNEL, GROUP_DM, DM = "C_GENERAL", "C_RANDOM", "G_TRIO", "D_ALICE"
@@ -259,8 +260,10 @@ async def fake() -> AsyncIterator[FakeSlack]:
 
 
 @pytest.fixture
-def db_file(tmp_path: Path) -> Path:
-    return tmp_path / "errfix.db"
+def db_file(seeded_copy: SeededCopy) -> Path:
+    """The bot's database: new and seeded, as the bot's first start leaves one (a copy of the
+    session's template: seeding each test's own would cost a third of a second)."""
+    return seeded_copy("errfix.db")
 
 
 @pytest_asyncio.fixture
