@@ -31,3 +31,27 @@ def test_a_record_strong_on_both_signals_beats_one_strong_on_keywords_alone(tmp_
 
 def test_slack_entities_are_not_searched_as_words() -> None:
     assert query_words("a &lt;b&gt; &amp; c") == "a <b> & c"
+
+
+def _two_records(tmp_path: Path) -> Errfix:
+    store = Store(tmp_path / "short.db")
+    store.import_records(
+        [
+            Record.model_validate(minimal("t/git", signature="GitError: not a git repository (or any parent)")),
+            Record.model_validate(minimal("t/cuda", signature="CudaError: cuda driver version is insufficient")),
+        ]
+    )
+    return Errfix(store)
+
+
+def test_words_of_three_letters_are_searched_by_keyword_only(tmp_path: Path) -> None:
+    """`/errfix git` (no error line, three letters): no fuzzy score, so the best keyword result
+    scores exactly the keyword share's half, 0.9 / 2; four letters (`cuda`) get the fuzzy score too."""
+    svc = _two_records(tmp_path)
+    assert Errfix.fuzzy_search(svc.matcher, "git") == {}
+    [git] = svc.search("git")
+    assert (git.record.id, git.score) == ("t/git", 0.45)
+    fuzzy = Errfix.fuzzy_search(svc.matcher, "cuda")
+    assert fuzzy["t/cuda"] > 0.0
+    [cuda, *_] = svc.search("cuda")
+    assert cuda.record.id == "t/cuda" and cuda.score == round((0.9 + fuzzy["t/cuda"]) / 2, 4)
