@@ -336,12 +336,14 @@ class Errfix:
         channel_type: str = "",
         user_id: str = "",
     ) -> Paste | None:
-        """Log a paste that looked like an error (the App Home lists those that matched nothing);
-        None (nothing logged) for one that did not. `channel_type` is Slack's (channel, group, im,
-        mpim; '' when the event does not say): only public-channel pastes reach shared views.
+        """Log a paste that looked like an error (the App Home lists those that matched nothing),
+        or words errfix answered (a mention, a DM); None (nothing logged) for anything else: channel
+        chatter that merely resembles a record is neither a paste nor an unmatched error.
+        `channel_type` is Slack's (channel, group, im, mpim; '' when the event does not say): only
+        public-channel pastes reach shared views.
         `user_id` is its author, kept so `errfix forget-user` can erase it."""
-        if not (diagnosis.is_error or diagnosis.matches):
-            return None
+        if not (diagnosis.is_error or (replied and diagnosis.matches)):
+            return None  # chatter that merely resembles a record is no paste (nor "unmatched")
         lines = diagnosis.extracted.lines
         # only a match errfix is sure of counts as recognised; the rest are candidates for new records
         top = diagnosis.matches[0] if diagnosis.matches and diagnosis.reply else None

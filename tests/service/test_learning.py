@@ -433,3 +433,31 @@ def test_a_line_cut_by_extraction_is_kept_without_its_last_word(seeded: Store) -
     logged = svc.log_paste("C1", "1700000000.000001", d, replied=d.reply)
     assert logged is not None and logged.line.endswith("loss went bad dsn …")
     assert password[:4] not in logged.line
+
+
+# ---- what is logged as a paste ----------------------------------------------------------------------
+
+
+def test_an_error_no_record_knows_is_logged_unmatched_for_the_app_home(seeded: Store) -> None:
+    """Two error lines of equal weight and no candidate: the paste is logged with no record, and
+    the line kept is extraction's first (the later line of the two), which the App Home lists."""
+    svc = Errfix(seeded)
+    d = svc.diagnose("ZorblaxError: the flux capacitor misfired\nQuuxError: the warp coil melted")
+    assert d.is_error and d.matches == []
+    logged = svc.log_paste("C1", "1700000000.000001", d, replied=False, channel_type="channel")
+    assert logged is not None
+    assert (logged.line, logged.record_id, logged.score) == ("QuuxError: the warp coil melted", None, None)
+    assert [line for line, _ in svc.home().unmatched] == ["QuuxError: the warp coil melted"]
+
+
+def test_chatter_that_only_resembles_a_record_is_not_logged(seeded: Store) -> None:
+    """`hello git world` in a channel is no error, though the git records are weak candidates for
+    it: nothing is logged (it would show a record's signature as an unmatched paste). The same
+    words answered (a mention, a DM) are logged, with no record since errfix was not sure."""
+    svc = Errfix(seeded)
+    d = svc.diagnose("hello git world")
+    assert not d.is_error and d.matches and not d.reply
+    assert svc.log_paste("C1", "1700000000.000002", d, replied=False, channel_type="channel") is None
+    assert svc.home().unmatched == []
+    logged = svc.log_paste("C1", "1700000000.000003", d, replied=True, channel_type="channel")
+    assert logged is not None and logged.record_id is None
