@@ -44,3 +44,20 @@ def test_a_record_with_no_wording_counts_as_missing_its_rarest_word() -> None:
     the most it can be, 1.0, however the regex matched."""
     blank = Record(id="a/blank", signature="   ", regex="blank thing happened")
     assert parts_of([blank, OTHER], "RuntimeError: blank thing happened", blank.id)["miss"] == 1.0
+
+
+def test_a_regex_hit_counts_its_matched_length_up_to_forty_characters() -> None:
+    """`span` is the matched text's length over 40, at most 1: 23 characters give 0.575 on the
+    error line and in the rest of the paste alike; 44 give 1.0, not 1.1. A record found only by
+    its words has neither span nor specificity."""
+    flux = Record(id="a/flux", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor misfired")
+    line = parts_of([flux, OTHER], "ZorblaxError: the flux capacitor misfired", flux.id)
+    assert (line["rx_line"], line["rx_text"], line["span"], line["spec"]) == (1.0, 0.0, 0.575, 1.0)  # one or other
+    text = parts_of([flux, OTHER], "note: flux capacitor misfired\nRuntimeError: stopped", flux.id)
+    assert (text["rx_text"], text["span"]) == (1.0, 0.575)
+    longer = Record(id="a/long", signature=flux.signature, regex="ZorblaxError: the flux capacitor misfired at")
+    paste = "ZorblaxError: the flux capacitor misfired at warp nine"
+    assert parts_of([longer, OTHER], paste, longer.id)["span"] == 1.0
+    worded = Record(id="a/worded", signature=flux.signature, regex="zzqq never matches")
+    found = parts_of([worded, OTHER], "ZorblaxError: the flux capacitor misfired", worded.id)
+    assert (found["rx_line"], found["rx_text"], found["span"], found["spec"]) == (0.0, 0.0, 0.0, 0.0)
