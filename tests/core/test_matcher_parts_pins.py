@@ -61,3 +61,37 @@ def test_a_regex_hit_counts_its_matched_length_up_to_forty_characters() -> None:
     worded = Record(id="a/worded", signature=flux.signature, regex="zzqq never matches")
     found = parts_of([worded, OTHER], "ZorblaxError: the flux capacitor misfired", worded.id)
     assert (found["rx_line"], found["rx_text"], found["span"], found["spec"]) == (0.0, 0.0, 0.0, 0.0)
+
+
+FLUX = Record(
+    id="a/flux-words", signature="ZorblaxError: the flux capacitor misfired", regex="zzqq never", domain="zorblax"
+)
+
+
+def test_coverage_is_the_signatures_rare_words_the_paste_has_capped_at_one() -> None:
+    """Three of the signature's four words (each in this record only, so of equal weight): 0.75.
+    A paste that also has the alias's four words shares more than the signature holds: 1.0."""
+    assert parts_of([FLUX, OTHER], "ZorblaxError: flux capacitor", FLUX.id)["cover"] == 0.75
+    aliased = FLUX.model_copy(update={"id": "a/aliased", "aliases": ["warp coil overload melted"]})
+    paste = "ZorblaxError: the flux capacitor misfired warp coil overload melted"
+    assert parts_of([aliased, OTHER], paste, aliased.id)["cover"] == 1.0
+
+
+def test_the_domain_counts_when_the_paste_names_it() -> None:
+    """A domain of its own is named by its name; kubernetes by any one of its words (`kubectl`)."""
+    assert parts_of([FLUX, OTHER], "ZorblaxError: the flux capacitor misfired", FLUX.id)["domain"] == 0.0
+    named = "ZorblaxError: the flux capacitor misfired\nzorblax 2.1 here"
+    assert parts_of([FLUX, OTHER], named, FLUX.id)["domain"] == 1.0
+    k8s = FLUX.model_copy(update={"id": "a/k8s", "domain": "kubernetes"})
+    assert parts_of([k8s, OTHER], "$ kubectl apply\n" + named, k8s.id)["domain"] == 1.0
+    assert parts_of([k8s, OTHER], named, k8s.id)["domain"] == 0.0
+
+
+def test_fuzzy_wording_is_squared_and_strong_only_on_an_error_line() -> None:
+    """`ZorblaxError: flux capacitor` against the signature: a fuzzy score of 0.812, which gives
+    fuzzy2 0.659 (its square) and, on an error line (weight 1.0), strong_fuzzy 0.812. The same
+    wording on a warning line (weight 0.45) is not strong."""
+    error = parts_of([FLUX, OTHER], "ZorblaxError: flux capacitor", FLUX.id)
+    assert (error["fuzzy2"], error["strong_fuzzy"], error["close"]) == (0.659, 0.812, 0.812)
+    warning = parts_of([FLUX, OTHER], "warning: the flux capacitor misfired", FLUX.id)
+    assert (warning["fuzzy2"], warning["strong_fuzzy"]) == (0.648, 0.0)
