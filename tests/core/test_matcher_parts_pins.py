@@ -95,3 +95,12 @@ def test_fuzzy_wording_is_squared_and_strong_only_on_an_error_line() -> None:
     assert (error["fuzzy2"], error["strong_fuzzy"], error["close"]) == (0.659, 0.812, 0.812)
     warning = parts_of([FLUX, OTHER], "warning: the flux capacitor misfired", FLUX.id)
     assert (warning["fuzzy2"], warning["strong_fuzzy"]) == (0.648, 0.0)
+
+
+def test_a_hit_on_the_error_line_alone_counts_its_span() -> None:
+    """The error line first, then over 100,000 characters of log: the whole-paste pass no longer
+    sees the line, the pass over the error lines does, and its 23 characters count (0.575)."""
+    flux = Record(id="a/flux", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor misfired")
+    filler = "".join(f"batch {n:06d} done\n" for n in range(6_000))  # 108,000 characters
+    parts = parts_of([flux, OTHER], "ZorblaxError: the flux capacitor misfired\n" + filler, flux.id)
+    assert (parts["rx_line"], parts["rx_text"], parts["span"]) == (1.0, 0.0, 0.575)
