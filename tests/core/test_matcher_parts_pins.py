@@ -104,3 +104,18 @@ def test_a_hit_on_the_error_line_alone_counts_its_span() -> None:
     filler = "".join(f"batch {n:06d} done\n" for n in range(6_000))  # 108,000 characters
     parts = parts_of([flux, OTHER], "ZorblaxError: the flux capacitor misfired\n" + filler, flux.id)
     assert (parts["rx_line"], parts["rx_text"], parts["span"]) == (1.0, 0.0, 0.575)
+
+
+def test_a_team_record_takes_a_seeds_place_and_logit_below_another_error() -> None:
+    """A paste with two errors: the first candidate (another seed) shadows nothing, and the team
+    record still takes the second place from the seed it shadows, with the seed's logit."""
+    seed = Record(id="python/foo-error", signature="FooError: widget frobnication failed",
+                  regex=r"frobnication failed|Frobnizieren")  # fmt: skip
+    team = Record(id="team/foo-error", signature="Fehler beim Frobnizieren widget", regex=r"frobnication failed$")
+    qux = Record(id="python/qux-error", signature="QuxError: the gamma flange overheated badly",
+                 regex=r"gamma flange overheated badly")  # fmt: skip
+    m = Matcher([seed, team, qux], seeds=frozenset({seed.id, qux.id}))
+    paste = "QuxError: the gamma flange overheated badly\nFooError: widget frobnication failed\n"
+    first, second, third = m.match(extract(paste), limit=3)
+    assert [first.id, second.id, third.id] == [qux.id, team.id, seed.id]
+    assert second.parts["shadows"] == 1.0 and second.parts["z"] == third.parts["z"]
