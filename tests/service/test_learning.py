@@ -20,7 +20,7 @@ from bot.core.records import Record
 from bot.core.views import Tally, workaround_key
 from bot.service.errfix import Errfix
 from bot.store import open_store
-from bot.store.learning import Learning, iso_days_ago
+from bot.store.learning import Learning, Paste, iso_days_ago
 from bot.store.store import Store
 from tests.conftest import SEED_ID, SeededCopy, copy_db, minimal, seed_json
 
@@ -461,3 +461,50 @@ def test_chatter_that_only_resembles_a_record_is_not_logged(seeded: Store) -> No
     assert svc.home().unmatched == []
     logged = svc.log_paste("C1", "1700000000.000003", d, replied=True, channel_type="channel")
     assert logged is not None and logged.record_id is None
+
+
+# ---- the App Home's lists, with this test's own numbers ---------------------------------------------
+
+
+def _log(store: Store, n: int, record_id: str | None, line: str = "RuntimeError: x") -> None:
+    learning = Learning(store)
+    for k in range(n):
+        learning.log_paste(Paste("C1", f"1700000000.{k:06d}", line, record_id, None, False, "channel"))
+
+
+def test_the_home_lists_the_five_most_frequent_errors_most_frequent_first(seeded: Store) -> None:
+    ids = sorted(seeded.seed_ids())[:6]
+    for n, rid in zip((1, 2, 3, 4, 5, 6), ids, strict=True):
+        _log(seeded, n, rid)
+    top = Errfix(seeded).home().top_errors
+    assert [(rid, n) for rid, _, n in top] == [(ids[5], 6), (ids[4], 5), (ids[3], 4), (ids[2], 3), (ids[1], 2)]
+
+
+def test_the_home_lists_five_fixes_that_worked_and_none_that_only_failed(seeded: Store) -> None:
+    ids = sorted(rid for rid in seeded.seed_ids() if seeded.get(rid).workarounds)[:7]
+    seeded.vote("C1:9.0", ids[6], _keys(seeded, ids[6])[0], "U1", -1)  # only "Didn't work"
+    seeded.vote("C1:0.0", ids[0], _keys(seeded, ids[0])[0], "U0", 1)
+    assert [(rid, n) for rid, _, n in Errfix(seeded).home().top_fixes] == [(ids[0], 1)]
+    for k, rid in enumerate(ids[:6]):  # record k: k + 1 people said "Worked"
+        for user in range(k + 1):
+            seeded.vote(f"C1:{k}.0", rid, _keys(seeded, rid)[0], f"U{user}", 1)
+    fixes = Errfix(seeded).home().top_fixes
+    assert [(rid, n) for rid, _, n in fixes] == [(ids[5], 6), (ids[4], 5), (ids[3], 4), (ids[2], 3), (ids[1], 2)]
+
+
+def test_the_home_lists_the_ten_newest_unmatched_pastes(seeded: Store) -> None:
+    learning = Learning(seeded)
+    for k in range(12):
+        learning.log_paste(Paste("C1", f"1.{k}", f"ZorblaxError: case {k:02d}", None, None, False, "channel"))
+    lines = [line for line, _ in Errfix(seeded).home().unmatched]
+    assert lines == [f"ZorblaxError: case {k:02d}" for k in range(11, 1, -1)]
+
+
+def test_the_week_counts_pastes_of_the_last_seven_days(seeded: Store) -> None:
+    _log(seeded, 3, None)
+    _log(seeded, 2, SEED_ID)
+    seeded.db.execute("UPDATE pastes SET created_at = ? WHERE id IN (1, 4)", [iso_days_ago(7.01)])
+    seeded.db.execute("UPDATE pastes SET created_at = ? WHERE id = 2", [iso_days_ago(6.99)])
+    seeded.db.commit()
+    week = Errfix(seeded).week()
+    assert (week.pastes, week.unmatched, week.answered) == (3, 2, 0)
