@@ -54,7 +54,7 @@ def test_a_regex_hit_counts_its_matched_length_up_to_forty_characters() -> None:
     line = parts_of([flux, OTHER], "ZorblaxError: the flux capacitor misfired", flux.id)
     assert (line["rx_line"], line["rx_text"], line["span"], line["spec"]) == (1.0, 0.0, 0.575, 1.0)  # one or other
     text = parts_of([flux, OTHER], "note: flux capacitor misfired\nRuntimeError: stopped", flux.id)
-    assert (text["rx_text"], text["span"]) == (1.0, 0.575)
+    assert (text["rx_text"], text["span"], text["cover"]) == (1.0, 0.575, 0.0)  # no word on its error line
     longer = Record(id="a/long", signature=flux.signature, regex="ZorblaxError: the flux capacitor misfired at")
     paste = "ZorblaxError: the flux capacitor misfired at warp nine"
     assert parts_of([longer, OTHER], paste, longer.id)["span"] == 1.0
