@@ -10,14 +10,14 @@ from bot.store.store import Store
 from tests.conftest import minimal
 
 
-def _service(tmp_path: Path) -> Errfix:
+def _service(tmp_path: Path, signatures: dict[str, str] | None = None) -> Errfix:
+    """A store of records with these ids and signatures (by default two that share words)."""
+    signatures = signatures or {
+        "t/words": "GizmoError: gizmo overflow gizmo",
+        "t/both": "WidgetError: gizmo overflow in the widget pipeline",
+    }
     store = Store(tmp_path / "rank.db")
-    store.import_records(
-        [
-            Record.model_validate(minimal("t/words", signature="GizmoError: gizmo overflow gizmo")),
-            Record.model_validate(minimal("t/both", signature="WidgetError: gizmo overflow in the widget pipeline")),
-        ]
-    )
+    store.import_records([Record.model_validate(minimal(rid, signature=sig)) for rid, sig in signatures.items()])
     return Errfix(store)
 
 
@@ -33,21 +33,16 @@ def test_slack_entities_are_not_searched_as_words() -> None:
     assert query_words("a &lt;b&gt; &amp; c") == "a <b> & c"
 
 
-def _two_records(tmp_path: Path) -> Errfix:
-    store = Store(tmp_path / "short.db")
-    store.import_records(
-        [
-            Record.model_validate(minimal("t/git", signature="GitError: not a git repository (or any parent)")),
-            Record.model_validate(minimal("t/cuda", signature="CudaError: cuda driver version is insufficient")),
-        ]
-    )
-    return Errfix(store)
-
-
 def test_words_of_three_letters_are_searched_by_keyword_only(tmp_path: Path) -> None:
     """`/errfix git` (no error line, three letters): no fuzzy score, so the best keyword result
     scores exactly the keyword share's half, 0.9 / 2; four letters (`cuda`) get the fuzzy score too."""
-    svc = _two_records(tmp_path)
+    svc = _service(
+        tmp_path,
+        {
+            "t/git": "GitError: not a git repository (or any parent)",
+            "t/cuda": "CudaError: cuda driver version is insufficient",
+        },
+    )
     assert Errfix.fuzzy_search(svc.matcher, "git") == {}
     [git] = svc.search("git")
     assert (git.record.id, git.score) == ("t/git", 0.45)
