@@ -18,6 +18,7 @@ from tests.slack.conftest import (
     CHANNEL,
     RECORD,
     ROBOT,
+    ZHANG,
     Bot,
     all_text,
     buttons,
@@ -274,3 +275,27 @@ async def test_a_vote_re_renders_the_same_answer_with_new_counts(bot: Bot) -> No
     updated = current(bot, answer)
     assert updated["blocks"] != answer["blocks"]  # the counts moved
     assert _without_counts(updated) == _without_counts(answer)  # and nothing else did
+
+
+async def test_reaction_aliases_vote_and_a_rejected_answer_takes_no_reaction_votes(
+    bot: Bot, read_store: Callable[[], Store]
+) -> None:
+    """`thumbsup` / `thumbsdown` are 👍 / 👎 by their other names; once someone said "Not this
+    error", reactions on that answer vote for nothing (its record was the wrong one)."""
+    answer = await answered(bot)
+    wkey = top_wkey(answer)
+    item = {"type": "message", "channel": CHANNEL, "ts": answer["ts"]}
+
+    def reaction(name: str, user: str) -> dict[str, Any]:
+        return {"type": "reaction_added", "user": user, "reaction": name, "item": item, "event_ts": "1.2"}
+
+    await bot.event(reaction("thumbsup", ALICE))
+    await bot.event(reaction("thumbsdown", BOB))
+    await bot.idle()
+    assert tally(read_store, wkey) == (1, 1)
+    await bot.click(answer, buttons(answer, "errfix_not_this")[0], user=BOB)
+    await bot.idle()
+    await bot.event(reaction("+1", ZHANG))
+    await bot.idle()
+    stats = read_store().stats()
+    assert (stats.votes_up, stats.votes_down) == (1, 1)  # on any workaround of the record
