@@ -508,3 +508,38 @@ def test_the_week_counts_pastes_of_the_last_seven_days(seeded: Store) -> None:
     seeded.db.commit()
     week = Errfix(seeded).week()
     assert (week.pastes, week.unmatched, week.answered) == (3, 2, 0)
+
+
+# ---- "Not this error" and "This one", with this test's own numbers -----------------------------------
+
+
+def test_the_first_to_say_not_this_error_is_the_one_named(seeded: Store) -> None:
+    svc = Errfix(seeded)
+    d = svc.diagnose(NAN)
+    svc.log_paste("C1", "1700000000.000001", d, replied=d.reply)
+    svc.reject(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID, user_id="U_FIRST")
+    seeded.db.execute("UPDATE rejections SET created_at = ?", [iso_days_ago(0.5)])
+    seeded.db.commit()
+    svc.reject(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID, user_id="U_SECOND")
+    reply = Learning(seeded).rejected_by(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID)
+    assert reply == "U_FIRST"
+
+
+def test_this_one_is_offered_for_a_rejection_of_the_last_day_only(seeded: Store) -> None:
+    """The "This one" button under `/errfix` comes from the user's last "Not this error" of the
+    last 24 hours: at 23 hours it is offered, at 25 it is not."""
+    svc = Errfix(seeded)
+    d = svc.diagnose(NAN)
+    svc.log_paste("C1", "1700000000.000001", d, replied=d.reply)
+    line = svc.reject(channel="C1", message_ts="1700000000.000001", record_id=SEED_ID, user_id="U1")
+    assert line is not None
+    for hours, offered in ((23, line), (25, None)):
+        seeded.db.execute("UPDATE rejections SET created_at = ?", [iso_days_ago(hours / 24)])
+        seeded.db.commit()
+        assert svc.last_rejected_line("U1") == offered, hours
+
+
+def test_a_line_that_is_blank_is_never_learned(seeded: Store) -> None:
+    version = seeded.version
+    assert Learning(seeded).learn_alias(SEED_ID, " \n\t ", "U1") is False
+    assert seeded.learned_aliases() == {} and seeded.version == version
