@@ -13,11 +13,11 @@ NAN_PASTE = "RuntimeError: Loss is NaN or Inf at step 1000"
 
 
 @pytest.fixture(scope="session")
-def cli_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Built once per test process through `errfix import` (seeding costs a few tenths of a
-    second, and 55 tests start from it); tests get a copy, never this file."""
+def cli_template(tmp_path_factory: pytest.TempPathFactory, seeded_template: Path) -> Path:
+    """The seeded template plus two records of our own through `errfix import`, once per test
+    process (55 tests start from it); tests get a copy, never this file."""
     base = tmp_path_factory.mktemp("seeded")
-    db = base / "seeded.db"
+    db = copy_db(seeded_template, base / "seeded.db")
     own_a = full("own/a", signature="OwnError: the team's own error", regex="OwnError: the team")
     r = invoke("import", write_jsonl(base / "own.jsonl", [own_a, minimal("own/b")]), "--db", db)
     assert r.code == 0, r.err

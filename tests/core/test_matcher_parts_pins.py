@@ -9,6 +9,7 @@ from bot.core.matcher import Matcher
 from bot.core.records import Record
 
 OTHER = Record(id="b/other", signature="ValueError: something else broke", regex="something else broke")
+FLUX_RX = Record(id="a/flux", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor misfired")
 
 
 def parts_of(records: list[Record], paste: str, rid: str) -> dict[str, float]:
@@ -50,15 +51,14 @@ def test_a_regex_hit_counts_its_matched_length_up_to_forty_characters() -> None:
     """`span` is the matched text's length over 40, at most 1: 23 characters give 0.575 on the
     error line and in the rest of the paste alike; 44 give 1.0, not 1.1. A record found only by
     its words has neither span nor specificity."""
-    flux = Record(id="a/flux", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor misfired")
-    line = parts_of([flux, OTHER], "ZorblaxError: the flux capacitor misfired", flux.id)
+    line = parts_of([FLUX_RX, OTHER], "ZorblaxError: the flux capacitor misfired", FLUX_RX.id)
     assert (line["rx_line"], line["rx_text"], line["span"], line["spec"]) == (1.0, 0.0, 0.575, 1.0)  # one or other
-    text = parts_of([flux, OTHER], "note: flux capacitor misfired\nRuntimeError: stopped", flux.id)
+    text = parts_of([FLUX_RX, OTHER], "note: flux capacitor misfired\nRuntimeError: stopped", FLUX_RX.id)
     assert (text["rx_text"], text["span"], text["cover"]) == (1.0, 0.575, 0.0)  # no word on its error line
-    longer = Record(id="a/long", signature=flux.signature, regex="ZorblaxError: the flux capacitor misfired at")
+    longer = Record(id="a/long", signature=FLUX_RX.signature, regex="ZorblaxError: the flux capacitor misfired at")
     paste = "ZorblaxError: the flux capacitor misfired at warp nine"
     assert parts_of([longer, OTHER], paste, longer.id)["span"] == 1.0
-    worded = Record(id="a/worded", signature=flux.signature, regex="zzqq never matches")
+    worded = Record(id="a/worded", signature=FLUX_RX.signature, regex="zzqq never matches")
     found = parts_of([worded, OTHER], "ZorblaxError: the flux capacitor misfired", worded.id)
     assert (found["rx_line"], found["rx_text"], found["span"], found["spec"]) == (0.0, 0.0, 0.0, 0.0)
 
@@ -100,20 +100,25 @@ def test_fuzzy_wording_is_squared_and_strong_only_on_an_error_line() -> None:
 def test_a_hit_on_the_error_line_alone_counts_its_span() -> None:
     """The error line first, then over 100,000 characters of log: the whole-paste pass no longer
     sees the line, the pass over the error lines does, and its 23 characters count (0.575)."""
-    flux = Record(id="a/flux", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor misfired")
     filler = "".join(f"batch {n:06d} done\n" for n in range(6_000))  # 108,000 characters
-    parts = parts_of([flux, OTHER], "ZorblaxError: the flux capacitor misfired\n" + filler, flux.id)
+    parts = parts_of([FLUX_RX, OTHER], "ZorblaxError: the flux capacitor misfired\n" + filler, FLUX_RX.id)
     assert (parts["rx_line"], parts["rx_text"], parts["span"]) == (1.0, 0.0, 0.575)
 
 
 def test_a_team_record_takes_a_seeds_place_and_logit_below_another_error() -> None:
     """A paste with two errors: the first candidate (another seed) shadows nothing, and the team
     record still takes the second place from the seed it shadows, with the seed's logit."""
-    seed = Record(id="python/foo-error", signature="FooError: widget frobnication failed",
-                  regex=r"frobnication failed|Frobnizieren")  # fmt: skip
+    seed = Record(
+        id="python/foo-error",
+        signature="FooError: widget frobnication failed",
+        regex="frobnication failed|Frobnizieren",
+    )
     team = Record(id="team/foo-error", signature="Fehler beim Frobnizieren widget", regex=r"frobnication failed$")
-    qux = Record(id="python/qux-error", signature="QuxError: the gamma flange overheated badly",
-                 regex=r"gamma flange overheated badly")  # fmt: skip
+    qux = Record(
+        id="python/qux-error",
+        signature="QuxError: the gamma flange overheated badly",
+        regex="gamma flange overheated badly",
+    )
     m = Matcher([seed, team, qux], seeds=frozenset({seed.id, qux.id}))
     paste = "QuxError: the gamma flange overheated badly\nFooError: widget frobnication failed\n"
     first, second, third = m.match(extract(paste), limit=3)
