@@ -487,6 +487,19 @@ def test_fuzzy_scoring_cut_keeps_the_top_exact(
 
 
 @pytest.mark.parametrize("paste", CORPUS_PASTES)
+def test_a_longer_list_than_four_is_scored_exactly_too(
+    corpus_matcher: Matcher, paste: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search asks the matcher for twice the list it shows (ten for `errfix search`'s five):
+    each of them is scored in full, not only the four the reply needs."""
+    cut = top(corpus_matcher, paste, limit=8)
+    monkeypatch.setattr(match_module, "SCORED", 10**6)
+    full = top(corpus_matcher, paste, limit=8)
+    assert len(cut) == 8
+    assert [(c.id, c.parts["z"]) for c in cut] == [(c.id, c.parts["z"]) for c in full]
+
+
+@pytest.mark.parametrize("paste", CORPUS_PASTES)
 def test_pool_cut_keeps_the_answer(corpus_matcher: Matcher, paste: str, monkeypatch: pytest.MonkeyPatch) -> None:
     cut = top(corpus_matcher, paste, limit=3)
     monkeypatch.setattr(match_module, "POOL", 10**6)
