@@ -1,0 +1,98 @@
+"""The search for the rival error, pinned with this test's own numbers (#20).
+
+How sure errfix is of its first record is its margin over the best *different* error (the rival),
+and that margin decides whether a channel gets an answer. Full scores are costly, so the matcher
+scores the remaining candidates in order of the most each could reach (its bound) and stops once
+no bound can beat the best rival found. These tests give `Matcher._score_rival` bounds and exact
+scores of their own (the full score is replaced by a table) so each rule of the search is seen:
+a variant of the first error does not end it, a weak rival does not end it while a better one is
+still possible, and it stops where no later candidate could beat the rival.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.budget import Budget
+from bot.core.extract import extract
+from bot.core.matcher import Candidate, Matcher, _Bound
+from bot.core.records import Record
+
+FIRST = Record(id="a/first", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor")
+# one character more: a variant of the same error (signature ratio over 90), never the rival
+VARIANT = Record(id="a/variant", signature="ZorblaxError: the flux capacitor misfired!", regex="flux capacitor")
+WEAK = Record(id="b/weak", signature="ValueError: something else broke", regex="something else")
+BEST = Record(id="c/best", signature="KeyError: the hoverboard lost its lift", regex="hoverboard")
+CLOSE = Record(id="d/close", signature="OSError: the teleporter scrambled a cat", regex="teleporter")
+BELOW = Record(id="e/below", signature="IndexError: the time machine ran out of time", regex="time machine")
+RECORDS = [FIRST, VARIANT, WEAK, BEST, CLOSE, BELOW]
+
+# record id -> (bound, exact z); bound order is the order below, z order is not
+PLAN = {
+    "a/variant": (9.0, 8.5),  # a variant of the first: the search goes on
+    "b/weak": (8.0, 3.0),  # first different error, but a weak one
+    "c/best": (7.0, 6.5),  # bound above 3.0: scored, and the best rival
+    "d/close": (6.4995, 4.0),  # within the 0.001 slack of 6.5 (z is rounded to 4 places): scored
+    "e/below": (5.0, 4.5),  # 5.0 cannot beat 6.5: the search stops here
+}
+
+
+@pytest.fixture
+def matcher(monkeypatch: pytest.MonkeyPatch) -> Matcher:
+    m = Matcher(RECORDS)
+
+    def full_score(i: int, paste: object, parts: dict[str, float]) -> Candidate:
+        rid = m.entries[i].id
+        return Candidate(rid, 0.0, {"z": PLAN[rid][1]})
+
+    monkeypatch.setattr(m, "_full_score", full_score)
+    return m
+
+
+def bounds(m: Matcher, ids: list[str]) -> list[_Bound]:
+    return [_Bound(PLAN[rid][0], rid, m.by_id[rid], {}) for rid in ids]
+
+
+def paste_of(m: Matcher) -> object:
+    return m._hits(extract("ZorblaxError: the flux capacitor misfired"), Budget())
+
+
+def test_the_rival_search_passes_variants_and_weak_rivals_and_stops_where_none_can_win(matcher: Matcher) -> None:
+    first = Candidate("a/first", 0.0, {"z": 10.0})
+    scored = matcher._score_rival(paste_of(matcher), bounds(matcher, list(PLAN)), [first])
+    assert [c.id for c in scored] == ["a/variant", "b/weak", "c/best", "d/close"]
+    ranked = sorted([first, *scored], key=lambda c: -c.parts["z"])
+    assert ranked[matcher.rival([c.id for c in ranked])].id == "c/best"
+
+
+def test_no_more_is_scored_when_a_different_error_is_already_among_the_scored(matcher: Matcher) -> None:
+    first = Candidate("a/first", 0.0, {"z": 10.0})
+    weak = Candidate("b/weak", 0.0, {"z": 3.0})
+    rest = bounds(matcher, ["c/best", "d/close", "e/below"])
+    assert matcher._score_rival(paste_of(matcher), rest, [first, weak]) == []
+
+
+def test_nothing_left_to_score_is_nothing_scored(matcher: Matcher) -> None:
+    first = Candidate("a/first", 0.0, {"z": 10.0})
+    assert matcher._score_rival(paste_of(matcher), [], [first]) == []
+
+
+# the first `keep` by exact z: bounds in order, each z at most its bound
+TOP_PLAN = {
+    "a/first": (9.0, 8.0),
+    "b/weak": (8.5, 5.0),  # two scored: the cut is now the lower of them, 5.0
+    "c/best": (7.0, 7.0),  # enters the top two: the cut rises to 7.0
+    "d/close": (6.9995, 1.0),  # within the 0.001 slack of 7.0: scored
+    "e/below": (6.0, 5.5),  # 6.0 cannot reach 7.0: no more is scored
+    "a/variant": (5.0, 5.0),
+}
+
+
+def test_the_top_is_scored_while_a_bound_could_still_enter_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = Matcher(RECORDS)
+    monkeypatch.setattr(
+        m, "_full_score", lambda i, paste, parts: Candidate(m.entries[i].id, 0.0, {"z": TOP_PLAN[m.entries[i].id][1]})
+    )
+    plan = [_Bound(bound, rid, m.by_id[rid], {}) for rid, (bound, _) in TOP_PLAN.items()]
+    scored = m._score_top(paste_of(m), plan, keep=2)
+    assert [c.id for c in scored] == ["a/first", "b/weak", "c/best", "d/close"]
