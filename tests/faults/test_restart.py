@@ -7,6 +7,7 @@ Whether an index was built is counted through the observer's on_rebuild, never t
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from pathlib import Path
 
@@ -43,6 +44,13 @@ class Builds(Quiet):
 def start(db: Path, **options: bool) -> tuple[Errfix, Builds]:
     seen = Builds()
     return Errfix.open(db, observer=seen, index_cache=True, **options), seen
+
+
+def settle() -> None:
+    """Wait for errfix's background indexing threads (by their name) to end."""
+    for t in threading.enumerate():
+        if t.name == "errfix-reindex":
+            t.join(120)  # hang guard only
 
 
 def top(svc: Errfix, text: str) -> str | None:
@@ -176,5 +184,53 @@ def test_a_large_store_answers_from_the_seeds_while_its_cache_loads(db: Path, mo
     gate.set()
     assert seen.loaded.wait(120)  # hang guard only
     assert top(svc, "ValueError: team/42 broke") == "team/42"
+    settle()  # the background start is over: a build after a fresh load would be counted now
     assert seen.loads == [svc.store.version] and seen.builds == []  # loaded, not built
     svc.close()
+
+
+def test_an_older_copy_of_the_database_put_back_is_reindexed(db: Path, tmp_path: Path) -> None:
+    """A database copied back by hand over a newer one (same instance, an earlier version) keeps
+    the newer one's cached index beside it: it may answer meanwhile (answers of records the store
+    no longer has are dropped), and is rebuilt from the store put back."""
+    svc, _ = start(db)
+    top(svc, "warm")
+    svc.close()
+    older = tmp_path / "older.db"
+    shutil.copy(db, older)
+    svc, _ = start(db)
+    svc.store.import_records([Record.model_validate(minimal("fresh/new"))])
+    assert top(svc, PASTE) == "fresh/new"  # built and cached at the newer version
+    svc.close()
+    shutil.copy(older, db)
+
+    svc, seen = start(db, background_reindex=True)
+    assert top(svc, PASTE) != "fresh/new"  # the store put back has no such record
+    assert seen.done.wait(120)  # hang guard only
+    assert seen.builds == [svc.store.version]
+    svc.close()
+
+
+def test_a_change_to_any_core_module_makes_the_cached_index_another_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pickled index holds objects of every module of bot/core (records, extraction, regexes,
+    the model): a change to any one of them must make an old cache "another version"."""
+    import bot.core
+
+    core = Path(bot.core.__file__).parent
+    copy = tmp_path / "core"
+    shutil.copytree(core, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(bot.core, "__file__", str(copy / "__init__.py"))
+    try:
+        index_cache.code_digest.cache_clear()
+        digests = {index_cache.code_digest()}
+        modules = sorted(copy.glob("*.py"))
+        assert len(modules) > 20  # the whole package, not a few files
+        for module in modules:
+            module.write_text(module.read_text() + "\n# changed\n")
+            index_cache.code_digest.cache_clear()
+            digests.add(index_cache.code_digest())
+        assert len(digests) == len(modules) + 1
+    finally:
+        index_cache.code_digest.cache_clear()
