@@ -64,7 +64,6 @@ class Entry:
     env: frozenset[str]
     specificity: float  # 1 / (1 + other records' signatures this regex matches)
     domain_words: tuple[str, ...] = ()
-    prior: float = 0.0  # learned adjustment (rejections), added to the logit
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,6 @@ class Matcher:
         self,
         records: Sequence[Record],
         learned_aliases: dict[str, list[str]] | None = None,
-        priors: dict[str, float] | None = None,
         weights: Weights | None = None,
         calibration: Calibration | None = None,
         seeds: frozenset[str] = frozenset(),
@@ -138,7 +136,6 @@ class Matcher:
     ) -> None:
         learned_aliases = learned_aliases or {}
         self.rejections = rejections or {}  # record id -> (normalised line, user): "Not this error"
-        priors = priors or {}
         self.weights = weights or Weights()
         self.calibration = calibration or Calibration()
         self.regexes = RegexSet([r.regex for r in records])
@@ -169,7 +166,6 @@ class Matcher:
                     envs.setdefault(env := record_env(rec), env),
                     1.0 / (1.0 + overlap.counts[i]),
                     domain_words.setdefault(domain, words_of_domain(domain)),
-                    priors.get(rec.id, 0.0),
                 )
             )
             for tok in dict.fromkeys(t for toks in text_tokens for t in toks):
@@ -335,8 +331,6 @@ class Matcher:
             "strong_fuzzy": 0.0,
             "miss": round(self._missing(i, self._present(paste, known)), 3),
             "lcover": 0.0,
-            "prior": e.prior,
-            "close": 0.0,
         }
 
     def _full_score(self, i: int, paste: _Paste, cheap: dict[str, float]) -> Candidate:
@@ -417,7 +411,7 @@ class Matcher:
     def _upper(self, i: int, known: dict[str, float], free: float) -> tuple[float, str]:
         """Sort key: the highest logit candidate `i` could reach (negated), then its id."""
         w = self.weights
-        z = sum(getattr(w, f) * v for f, v in known.items()) + self.entries[i].prior + free
+        z = sum(getattr(w, f) * v for f, v in known.items()) + free
         return (-z, self.entries[i].id)
 
     def _cheap(self, paste: _Paste, pool: _Pool) -> list[_Bound]:

@@ -31,7 +31,7 @@ class Weights:
     lcover: float = 1.064
 
     def logit(self, parts: dict[str, float]) -> float:
-        return self.bias + sum(getattr(self, f) * parts[f] for f in FEATURES) + parts.get("prior", 0.0)
+        return self.bias + sum(getattr(self, f) * parts[f] for f in FEATURES)
 
 
 CALIBRATION_FEATURES = ("z", "margin", "lcover", "miss", "rx_line", "strong", "spec", "close", "fuzzy2")

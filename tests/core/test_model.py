@@ -11,11 +11,12 @@ from bot.core.model import CALIBRATION_FEATURES, FEATURES, Calibration, Weights,
 PARTS = {"lcover": 0.5, "miss": 0.0, "rx_line": 1.0, "spec": 1.0, "close": 0.9, "fuzzy2": 0.81}
 
 
-def test_the_logit_is_the_bias_plus_weighted_parts_plus_the_prior() -> None:
+def test_the_logit_is_the_bias_plus_the_weighted_parts() -> None:
     parts = dict.fromkeys(FEATURES, 1.0)
     assert Weights(**dict.fromkeys(FEATURES, 0.0), bias=-1.0).logit(parts) == -1.0
     with_cover = Weights(**{**dict.fromkeys(FEATURES, 0.0), "cover": 2.0}, bias=-1.0)
-    assert with_cover.logit({**parts, "prior": 0.5}) == 1.5
+    assert with_cover.logit(parts) == 1.0
+    assert with_cover.logit({**parts, "prior": 0.5, "rejected": -3.0}) == 1.0  # only the features count
 
 
 def test_the_margin_is_capped_and_a_lone_candidate_gets_the_cap() -> None:
