@@ -124,3 +124,42 @@ def test_a_team_record_takes_a_seeds_place_and_logit_below_another_error() -> No
     first, second, third = m.match(extract(paste), limit=3)
     assert [first.id, second.id, third.id] == [qux.id, team.id, seed.id]
     assert second.parts["shadows"] == 1.0 and second.parts["z"] == third.parts["z"]
+
+
+WARP = Record(id="a/warp", signature="ZorblaxError: the flux capacitor misfired during warp", regex="zzqq never")
+
+
+def test_the_best_wording_of_any_line_counts_however_slightly_better() -> None:
+    """The first line (`fatal:`, weight 0.9, a strong line) is worded like the record at 69.47 %,
+    the second (`npm ERR!`, 0.8) at 70.10 %: the better one counts, by a hair or not, so fuzzy2 is
+    0.701² = 0.491 and, from a line under 0.9, nothing strong. On the `fatal:` line alone, 0.9 is
+    strong: strong_fuzzy is its 0.695."""
+    both = parts_of(
+        [WARP, OTHER],
+        "fatal: the flux capacitor misfired in warp\nnpm ERR! the flux capacitor misfired at warp",
+        WARP.id,
+    )
+    assert (both["fuzzy2"], both["strong_fuzzy"]) == (0.491, 0.0)
+    alone = parts_of([WARP, OTHER], "fatal: the flux capacitor misfired in warp", WARP.id)
+    assert (alone["fuzzy2"], alone["strong_fuzzy"]) == (0.483, 0.695)
+
+
+def test_of_two_lines_worded_alike_the_stronger_counts() -> None:
+    """Both lines have every word of the record's short wording (100 %): the stronger line (the
+    `fatal:` one, ranked first) is the one that counts, so the wording is strong."""
+    short = Record(id="a/short", signature="flux capacitor misfired", regex="zzqq never")
+    paste = "fatal: the flux capacitor misfired\nnpm ERR! flux capacitor misfired"
+    parts = parts_of([short, OTHER], paste, short.id)
+    assert (parts["fuzzy2"], parts["strong_fuzzy"]) == (1.0, 1.0)
+
+
+def test_a_longer_line_counts_by_its_best_aligned_part_however_slightly_better() -> None:
+    """The `npm ERR!` line is longer than the record's wording and holds a mistyped copy of it:
+    its best-aligned part matches at 77.36 %, a hair over the `fatal:` line's 76.77 % (its
+    wording as a whole only 61 %). The part counts: fuzzy2 is 0.7736² = 0.598, not strong."""
+    paste = (
+        "fatal: the flux capacitor misfired during warm\n"
+        "npm ERR! the warp core says: the flux caacitor misfird duqng warp again"
+    )
+    parts = parts_of([WARP, OTHER], paste, WARP.id)
+    assert (parts["fuzzy2"], parts["strong_fuzzy"]) == (0.598, 0.0)
