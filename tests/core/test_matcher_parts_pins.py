@@ -163,3 +163,10 @@ def test_a_longer_line_counts_by_its_best_aligned_part_however_slightly_better()
     )
     parts = parts_of([WARP, OTHER], paste, WARP.id)
     assert (parts["fuzzy2"], parts["strong_fuzzy"]) == (0.598, 0.0)
+
+
+def test_words_without_an_error_line_explain_none_of_a_record() -> None:
+    """A chat message that names the error (its regex matches the text) has no error line to
+    compare: no wording score and no line coverage, 0.0 each, not the most a line could give."""
+    parts = parts_of([FLUX_RX, OTHER], "so the flux capacitor misfired again yesterday, any idea why", FLUX_RX.id)
+    assert (parts["rx_text"], parts["fuzzy2"], parts["lcover"], parts["close"]) == (1.0, 0.0, 0.0, 0.0)
