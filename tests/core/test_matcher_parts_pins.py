@@ -170,3 +170,12 @@ def test_words_without_an_error_line_explain_none_of_a_record() -> None:
     compare: no wording score and no line coverage, 0.0 each, not the most a line could give."""
     parts = parts_of([FLUX_RX, OTHER], "so the flux capacitor misfired again yesterday, any idea why", FLUX_RX.id)
     assert (parts["rx_text"], parts["fuzzy2"], parts["lcover"], parts["close"]) == (1.0, 0.0, 0.0, 0.0)
+
+
+def test_line_coverage_and_closeness_are_kept_to_three_decimals() -> None:
+    """Two of the line's three words (each in one record or none: equally rare) are the
+    record's: line coverage 2/3, kept as 0.667 (not rounded to a whole, nor to 0.6667); the
+    line's plain similarity to the wording, 76.36 %, is kept as 0.764."""
+    two_words = Record(id="a/two", signature="ZorblaxError: flux capacitor", regex="zzqq never")
+    parts = parts_of([two_words, OTHER], "ZorblaxError: flux misfired", two_words.id)
+    assert (parts["lcover"], parts["close"]) == (0.667, 0.764)
