@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot.core.matcher as match_module
+from bot.core.budget import Budget
 from bot.core.extract import extract
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
@@ -497,6 +498,20 @@ def test_a_longer_list_than_four_is_scored_exactly_too(
     full = top(corpus_matcher, paste, limit=8)
     assert len(cut) == 8
     assert [(c.id, c.parts["z"]) for c in cut] == [(c.id, c.parts["z"]) for c in full]
+
+
+@pytest.mark.parametrize("paste", CORPUS_PASTES)
+def test_no_full_score_is_above_its_bound(corpus_matcher: Matcher, paste: str) -> None:
+    """The cuts are exact only if no candidate's full score exceeds the bound it was ordered by
+    (its cheap parts plus the most the fuzzy parts can add): each of the pool's is checked, up
+    to the logit's rounding to four places."""
+    m = corpus_matcher
+    hits = m._hits(extract(paste), Budget())
+    bounds = m._cheap(hits, m._pool(hits))
+    over = [
+        (b.id, b.bound, z) for b in bounds if (z := m._full_score(b.record, hits, b.parts).parts["z"]) > b.bound + 5e-5
+    ]
+    assert len(bounds) > 5 and over == []
 
 
 @pytest.mark.parametrize("paste", CORPUS_PASTES)

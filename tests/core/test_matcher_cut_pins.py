@@ -15,7 +15,8 @@ import pytest
 
 from bot.core.budget import Budget
 from bot.core.extract import extract
-from bot.core.matcher import Candidate, Matcher, _Bound
+from bot.core.matcher import Candidate, Matcher, _Bound, _fuzzy_room
+from bot.core.model import FEATURES, Weights
 from bot.core.records import Record
 
 FIRST = Record(id="a/first", signature="ZorblaxError: the flux capacitor misfired", regex="flux capacitor")
@@ -96,3 +97,12 @@ def test_the_top_is_scored_while_a_bound_could_still_enter_it(monkeypatch: pytes
     plan = [_Bound(bound, rid, m.by_id[rid], {}) for rid, (bound, _) in TOP_PLAN.items()]
     scored = m._score_top(paste_of(m), plan, keep=2)
     assert [c.id for c in scored] == ["a/first", "b/weak", "c/best", "d/close"]
+
+
+def test_the_fuzzy_room_is_what_the_positive_fuzzy_weights_can_add() -> None:
+    """Fuzzy wording (fuzzy2), strong fuzzy and line coverage are each in [0, 1]: the most they
+    add to a logit is the sum of their weights that are positive (a negative one adds at most 0)."""
+    base = dict.fromkeys(FEATURES, 0.0)
+    assert _fuzzy_room(Weights(**{**base, "fuzzy2": 1.0, "strong_fuzzy": 2.0, "lcover": 4.0})) == 7.0
+    assert _fuzzy_room(Weights(**{**base, "fuzzy2": -1.0, "strong_fuzzy": 2.0, "lcover": -4.0})) == 2.0
+    assert _fuzzy_room(Weights(**{**base, "fuzzy2": 1.0, "strong_fuzzy": -2.0, "lcover": 4.0, "cover": 8.0})) == 5.0
