@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.fakeslack.events import sign
-from bot.fakeslack.web_api import BOT_ID
+from bot.fakeslack.web_api import BOT_ID, BOT_USER_ID
 from bot.store.store import Store
 from tests.slack.conftest import (
     ALICE,
@@ -42,6 +42,7 @@ async def test_a_traceback_is_answered_once_in_its_thread(bot: Bot, read_store: 
     seen = all_text(answer)
     assert "RuntimeError: Loss is NaN or Inf at step 1000" in seen and RECORD in seen and "% match" in seen
     assert "gradient clipping" in seen and "Don't bother" in seen  # workarounds and dead ends
+    assert "Also possible" not in seen  # a sure answer lists no other candidates
     assert answer["text"]  # the fallback is always there
     assert [b["text"]["text"] for b in buttons(answer)].count("Worked") == 3
     assert buttons(answer, "errfix_not_this")
@@ -158,6 +159,18 @@ async def test_a_mention_in_a_thread_reads_the_paste_above_it(bot: Bot) -> None:
     await bot.event({**message_event(mention), "type": "app_mention"})
     answer = await bot.answer_to(mention)
     assert RECORD in all_text(answer) and answer["thread_ts"] == root["ts"]
+
+
+async def test_a_mention_in_a_thread_reads_the_peoples_messages_not_errfixs_own(bot: Bot) -> None:
+    """errfix's own message in the thread quotes an error (as its answers do): a mention reads
+    what people wrote there, so with nothing of theirs but chatter errfix does not know the error
+    (it would otherwise answer its own words)."""
+    root = bot.fake.add_message(CHANNEL, "nightly run", ALICE)
+    bot.fake.add_message(CHANNEL, slack_escape(PASTE), BOT_USER_ID, thread_ts=root["ts"], bot_id=BOT_ID)
+    mention = bot.fake.add_message(CHANNEL, "<@U_BOT> what is this?", ALICE, thread_ts=root["ts"])
+    await bot.event({**message_event(mention), "type": "app_mention"})
+    answer = await bot.answer_to(mention)
+    assert "don't know" in all_text(answer) and RECORD not in all_text(answer)
 
 
 async def test_a_mention_without_a_known_error_gets_a_polite_no(bot: Bot) -> None:

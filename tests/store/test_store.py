@@ -329,3 +329,21 @@ def test_a_synonym_with_a_word_most_records_hold_is_not_searched(store: Store) -
     assert [rid for rid, _ in store.search_fts("timeout", limit=100)] == ["t/zh"]
     # typed, the same words are the user's own: the rarest three are kept however common
     assert {f"t/w{k:02d}" for k in range(60)} <= {rid for rid, _ in store.search_fts("timed out", limit=100)}
+
+
+def test_the_newest_team_records_come_first_and_five_by_default(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The App Home's "newest team records": most recently saved first (ties by id), five of
+    them; records that are not the team's are never listed. The clock is the test's."""
+    import bot.store.store as store_module
+
+    stamps = iter(f"2026-12-0{day}T09:00:00Z" for day in range(1, 9))
+    monkeypatch.setattr(store_module, "now_iso", lambda: next(stamps))
+    for rid in ["team/b", "team/a", "upstream/x", "team/d", "team/c", "team/f", "team/e"]:
+        tier = "community" if rid.startswith("upstream") else "team"
+        store.import_records([Record.model_validate(minimal(rid, verification_tier=tier))])
+    assert store.newest_team_ids() == ["team/e", "team/f", "team/c", "team/d", "team/a"]
+    assert store.newest_team_ids(limit=7) == ["team/e", "team/f", "team/c", "team/d", "team/a", "team/b"]
+    store.import_records(
+        [Record.model_validate(minimal(rid, verification_tier="team")) for rid in ["team/h", "team/g"]]
+    )
+    assert store.newest_team_ids(limit=3) == ["team/g", "team/h", "team/e"]  # saved together: by id
