@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bot.slack.owed import kept_body, owed_job
+from bot.slack.owed import event_of, kept_body, owed_job
 
 KEY_ID = "AKIA" + "QX7Z2P4M9R3T8W5N"  # shaped like an AWS access key id, not a real one
 
@@ -65,3 +65,12 @@ def test_a_kept_click_has_its_button_value_redacted() -> None:
         "l": "RuntimeError: upload failed for key [redacted:aws-access-key]",
     }
     assert KEY_ID in click["actions"][0]["value"]  # the request itself is left as it came
+
+
+def test_an_event_that_is_not_an_object_is_no_event() -> None:
+    """A signed body whose `event` is not an object (a string, a list) has no event to read or
+    owe: nothing is kept for it, and nothing downstream reads `.get` of a string."""
+    for odd in ["message", ["message"], 7, None]:
+        body = {"type": "event_callback", "event_id": "Ev1", "event": odd}
+        assert event_of(body) == {} and owed_job(body, ["event:Ev1"]) is None
+    assert event_of({"type": "url_verification", "event": {"type": "message"}}) == {}
