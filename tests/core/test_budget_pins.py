@@ -95,3 +95,26 @@ def test_a_thousand_hostile_patterns_cost_a_paste_fifty_milliseconds(
     assert clock.now - start == pytest.approx(0.05)
     assert timeouts == [pytest.approx(0.02), pytest.approx(0.02), pytest.approx(0.01)]
     assert budget.skipped == 997
+
+
+def test_a_paste_matched_without_a_budget_of_its_own_gets_the_fifty_milliseconds(
+    monkeypatch: pytest.MonkeyPatch, clock: Clock, timeouts: list[float | None]
+) -> None:
+    """`Matcher.match` called without a budget (as the CLI and the search do) still bounds the
+    paste: a store of 100 hostile patterns costs it 50 ms on the clock, not 100 × 20 ms."""
+    import bot.core.matcher as match_module
+    from bot.core.extract import extract
+    from bot.core.matcher import Matcher
+    from bot.core.records import Record
+
+    records = [
+        Record(id=f"h/{k:03d}", signature=f"HostileError: case {k}", regex=rf"(?<=x)y{{1,{k + 1}}}") for k in range(100)
+    ]
+    with monkeypatch.context() as m:
+        m.setattr(regex, "compile", lambda pattern, flags=0: Hostile(clock, timeouts))
+        matcher = Matcher(records)
+    monkeypatch.setattr(match_module, "Budget", lambda: Budget(clock=clock))
+    timeouts.clear()
+    start = clock.now
+    matcher.match(extract("ValueError: xy went wrong\nxy again"))
+    assert timeouts and clock.now - start == pytest.approx(0.05)
