@@ -1,4 +1,6 @@
-"""The search for the rival error, pinned with this test's own numbers (#20).
+"""Which candidates get a full score, pinned with this test's own numbers (#20): the rival search,
+the top cut, the room the bound leaves for the fuzzy parts, the team records scored for the seeds
+they shadow.
 
 How sure errfix is of its first record is its margin over the best *different* error (the rival),
 and that margin decides whether a channel gets an answer. Full scores are costly, so the matcher
@@ -106,3 +108,15 @@ def test_the_fuzzy_room_is_what_the_positive_fuzzy_weights_can_add() -> None:
     assert _fuzzy_room(Weights(**{**base, "fuzzy2": 1.0, "strong_fuzzy": 2.0, "lcover": 4.0})) == 7.0
     assert _fuzzy_room(Weights(**{**base, "fuzzy2": -1.0, "strong_fuzzy": 2.0, "lcover": -4.0})) == 2.0
     assert _fuzzy_room(Weights(**{**base, "fuzzy2": 1.0, "strong_fuzzy": -2.0, "lcover": 4.0, "cover": 8.0})) == 5.0
+
+
+def test_a_team_record_shadowing_two_scored_seeds_is_scored_once() -> None:
+    """The team's `QuuxError: frob` recognises both bundled seeds' wording: scored for the
+    first seed it shadows, it is not scored (and later listed) a second time for the other."""
+    alpha = Record(id="seed/alpha", signature="QuuxError: frob alpha failed", regex="QuuxError: frob alpha")
+    beta = Record(id="seed/beta", signature="QuuxError: frob beta failed", regex="QuuxError: frob beta")
+    team = Record(id="team/frob", signature="QuuxError: frob", regex="QuuxError: frob", verification_tier="team")
+    m = Matcher([alpha, beta, team], seeds=frozenset({alpha.id, beta.id}))
+    hits = m._hits(extract("QuuxError: frob alpha failed"), Budget())
+    seeds = [Candidate(alpha.id, 0.0, {"z": 1.0}), Candidate(beta.id, 0.0, {"z": 0.5})]
+    assert [c.id for c in m._score_shadowing(hits, m._pool(hits), seeds)] == ["team/frob"]
