@@ -395,24 +395,22 @@ class Matcher:
         """Regex hits and records sharing rare words, cut to the POOL most promising.
 
         A pool can hold hundreds of regex hits in a large store (copies of a vague pattern). Only
-        the POOL best by an upper bound of the logit (the known parts as they are, the others at
-        their best: env is in [-1, 1], domain and miss in [0, 1]) get even the cheap parts.
+        the POOL best by their known parts' logit get even the cheap parts. The most the other
+        parts (env, domain, miss, the fuzzy ones) could add is the same for every candidate, so
+        this is also the order of the highest logit each could reach.
         """
         token_mass = self._token_candidates(paste.tokens, TOKEN_CANDIDATES)
         whole = set(paste.line_hits) | set(paste.text_hits) | set(token_mass)
         known = {i: self._known_parts(i, paste, token_mass) for i in whole}
         kept = whole
         if len(whole) > POOL:
-            w = self.weights
-            free = _fuzzy_room(w) + abs(w.env) + max(0.0, w.domain) + max(0.0, w.miss)
-            kept = set(heapq.nsmallest(POOL, whole, key=lambda i: self._upper(i, known[i], free)))
+            kept = set(heapq.nsmallest(POOL, whole, key=lambda i: self._known_key(i, known[i])))
         return _Pool(whole, kept, known)
 
-    def _upper(self, i: int, known: dict[str, float], free: float) -> tuple[float, str]:
-        """Sort key: the highest logit candidate `i` could reach (negated), then its id."""
+    def _known_key(self, i: int, known: dict[str, float]) -> tuple[float, str]:
+        """Sort key: the logit of candidate `i`'s known parts (negated), then its id."""
         w = self.weights
-        z = sum(getattr(w, f) * v for f, v in known.items()) + free
-        return (-z, self.entries[i].id)
+        return (-sum(getattr(w, f) * v for f, v in known.items()), self.entries[i].id)
 
     def _cheap(self, paste: _Paste, pool: _Pool) -> list[_Bound]:
         """The kept pool with cheap parts, by the most each full score could be, best first."""

@@ -120,3 +120,15 @@ def test_a_team_record_shadowing_two_scored_seeds_is_scored_once() -> None:
     hits = m._hits(extract("QuuxError: frob alpha failed"), Budget())
     seeds = [Candidate(alpha.id, 0.0, {"z": 1.0}), Candidate(beta.id, 0.0, {"z": 0.5})]
     assert [c.id for c in m._score_shadowing(hits, m._pool(hits), seeds)] == ["team/frob"]
+
+
+def test_the_pool_keeps_the_candidates_whose_known_parts_weigh_most() -> None:
+    """With a cover weight of 2 and a regex-on-the-line weight of 1, a candidate covering 0.6 of
+    the signature's rare words (1.2) is kept before one whose regex matched the line (1.0): the
+    parts count by their weights, ties by id."""
+    weights = Weights(**{**dict.fromkeys(FEATURES, 0.0), "cover": 2.0, "rx_line": 1.0})
+    m = Matcher([FIRST, WEAK, BEST], weights=weights)
+    covered = m._known_key(m.by_id[BEST.id], {"cover": 0.6, "rx_line": 0.0})
+    regex_hit = m._known_key(m.by_id[WEAK.id], {"cover": 0.0, "rx_line": 1.0})
+    assert covered == (-1.2, BEST.id) and regex_hit == (-1.0, WEAK.id) and covered < regex_hit
+    assert m._known_key(m.by_id[FIRST.id], {"cover": 0.5}) < m._known_key(m.by_id[WEAK.id], {"cover": 0.5})
