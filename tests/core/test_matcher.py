@@ -504,7 +504,8 @@ def test_a_longer_list_than_four_is_scored_exactly_too(
 def test_no_full_score_is_above_its_bound(corpus_matcher: Matcher, paste: str) -> None:
     """The cuts are exact only if no candidate's full score exceeds the bound it was ordered by
     (its cheap parts plus the most the fuzzy parts can add): each of the pool's is checked, up
-    to the logit's rounding to four places."""
+    to the logit's rounding to four places. And the bounds come best first, ties by id, so the
+    cuts can stop at the first that cannot win, whatever a set's order."""
     m = corpus_matcher
     hits = m._hits(extract(paste), Budget())
     bounds = m._cheap(hits, m._pool(hits))
@@ -512,6 +513,9 @@ def test_no_full_score_is_above_its_bound(corpus_matcher: Matcher, paste: str) -
         (b.id, b.bound, z) for b in bounds if (z := m._full_score(b.record, hits, b.parts).parts["z"]) > b.bound + 5e-5
     ]
     assert len(bounds) > 5 and over == []
+    # best first, ties by id: the cuts stop at the first bound that cannot win
+    assert [(b.bound, b.id) for b in bounds] == sorted(((b.bound, b.id) for b in bounds), key=lambda k: (-k[0], k[1]))
+    assert [b.id for b in bounds] == [m.entries[b.record].id for b in bounds]
 
 
 @pytest.mark.parametrize("paste", CORPUS_PASTES)

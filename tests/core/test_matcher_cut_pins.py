@@ -132,3 +132,31 @@ def test_the_pool_keeps_the_candidates_whose_known_parts_weigh_most() -> None:
     regex_hit = m._known_key(m.by_id[WEAK.id], {"cover": 0.0, "rx_line": 1.0})
     assert covered == (-1.2, BEST.id) and regex_hit == (-1.0, WEAK.id) and covered < regex_hit
     assert m._known_key(m.by_id[FIRST.id], {"cover": 0.5}) < m._known_key(m.by_id[WEAK.id], {"cover": 0.5})
+
+
+@pytest.fixture(scope="module")
+def wordy() -> Matcher:
+    """40 records with a rare word, 400 sharing three common ones (each in more than 300
+    records), and 2,001 with `beta`, 2,000 of them with `alpha` too."""
+    rare = [Record(id=f"r/{k:02d}", signature=f"zorblax r{k}q", regex=f"zzr{k}never") for k in range(40)]
+    common = [Record(id=f"c/{k:03d}", signature=f"apple banana cherry c{k}q", regex=f"zzc{k}never") for k in range(400)]
+    many = [
+        Record(id=f"m/{k:04d}", signature=f"beta m{k}q" + (" alpha" if k < 2000 else ""), regex=f"zzm{k}never")
+        for k in range(2001)
+    ]
+    return Matcher([*rare, *common, *many])
+
+
+def test_common_words_add_to_records_rarer_words_found_never_start_one(wordy: Matcher) -> None:
+    """`zorblax` (40 records) finds more than the two wanted; `apple`, `banana` and `cherry`, in
+    400 records each, then only add to those: the records sharing just the three common words
+    (more IDF together than `zorblax` alone) do not take the places."""
+    found = wordy._token_candidates({"zorblax", "apple", "banana", "cherry"}, 2)
+    assert [wordy.entries[i].id for i in found] == ["r/00", "r/01"]
+    exactly = wordy._token_candidates({"zorblax", "apple", "banana", "cherry"}, 40)  # as many as it finds
+    assert sorted(wordy.entries[i].id for i in exactly) == [f"r/{k:02d}" for k in range(40)]
+
+
+def test_a_word_in_more_than_two_thousand_records_finds_nothing(wordy: Matcher) -> None:
+    assert len(wordy._token_candidates({"alpha"}, 40)) == 40  # in 2,000 records: still a word
+    assert wordy._token_candidates({"beta"}, 40) == {}  # in 2,001: too common to mean anything
