@@ -209,7 +209,9 @@ class Matcher:
             w = self.idf.get(tok, self.max_idf)
             ids = self.postings[tok]
             if not closed and left < top and len(acc) >= limit:
-                closed = left < heapq.nlargest(limit, acc.values())[-1]
+                # `left` is a running difference of floats: a record tied with the limit-th best
+                # (in exact sums) must still get in, so close only with room for rounding
+                closed = left < heapq.nlargest(limit, acc.values())[-1] - 1e-9
             if closed or (len(ids) > OPEN_DF and len(acc) >= limit):
                 # a word this common only adds to records a rarer word found
                 for i in acc.keys() & ids:

@@ -14,7 +14,10 @@ still possible, and it stops where no later candidate could beat the rival.
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+import bot.core.matcher as match_module
 from bot.core.budget import Budget
 from bot.core.extract import extract
 from bot.core.matcher import Candidate, Matcher, _Bound, _fuzzy_room
@@ -160,3 +163,36 @@ def test_common_words_add_to_records_rarer_words_found_never_start_one(wordy: Ma
 def test_a_word_in_more_than_two_thousand_records_finds_nothing(wordy: Matcher) -> None:
     assert len(wordy._token_candidates({"alpha"}, 40)) == 40  # in 2,000 records: still a word
     assert wordy._token_candidates({"beta"}, 40) == {}  # in 2,001: too common to mean anything
+
+
+VOCAB = [f"w{k}" for k in range(10)]
+
+
+@settings(max_examples=300, deadline=None)
+# found by this test: w1's mass left to add (a running float difference) came out a hair under the
+# third best (an equal sum), so record 1, tied with record 2 and first by index, was shut out
+@example(signatures=[["w0"], ["w1"], ["w0"], ["w1", "w2"]], query={"w0", "w1", "w2"}, limit=3)
+@given(
+    signatures=st.lists(st.lists(st.sampled_from(VOCAB), min_size=1, max_size=5), min_size=1, max_size=25),
+    query=st.sets(st.sampled_from(VOCAB), min_size=1),
+    limit=st.integers(min_value=1, max_value=6),
+)
+def test_the_token_candidates_are_the_records_sharing_most_idf_exactly(
+    signatures: list[list[str]], query: set[str], limit: int
+) -> None:
+    """With no word too common to start a candidate (OPEN_DF out of reach), the cut that stops
+    finding new records is exact: the result is the `limit` records sharing the most IDF mass
+    with the paste's words (summed rarest word first, as the index does), ties by record."""
+    records = [
+        Record(id=f"t/{n:02d}", signature=" ".join(words), regex=f"zz{n}never") for n, words in enumerate(signatures)
+    ]
+    m = Matcher(records)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(match_module, "OPEN_DF", 10**6)
+        found = m._token_candidates(query, limit)
+    order = sorted((t for t in query if m.postings.get(t)), key=lambda t: (-m.idf.get(t, m.max_idf), t))
+    mass: dict[int, float] = {}
+    for t in order:
+        for i in m.postings[t]:
+            mass[i] = mass.get(i, 0.0) + m.idf.get(t, m.max_idf)
+    assert found == dict(sorted(mass.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
