@@ -196,3 +196,14 @@ def test_the_token_candidates_are_the_records_sharing_most_idf_exactly(
         for i in m.postings[t]:
             mass[i] = mass.get(i, 0.0) + m.idf.get(t, m.max_idf)
     assert found == dict(sorted(mass.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
+
+
+def test_a_word_in_exactly_three_hundred_records_still_starts_candidates() -> None:
+    """`kiwi`, `lime` and `mango` are in the same 300 records, `zorblax` in 60: three words
+    that common still find records of their own (from 301 records on they would only add to
+    what `zorblax` found), and sharing all three outweighs `zorblax` alone."""
+    rare = [Record(id=f"r/{k:02d}", signature=f"zorblax r{k}q", regex=f"zzr{k}never") for k in range(60)]
+    fruit = [Record(id=f"f/{k:03d}", signature=f"kiwi lime mango f{k}q", regex=f"zzf{k}never") for k in range(300)]
+    m = Matcher([*rare, *fruit])
+    found = m._token_candidates({"zorblax", "kiwi", "lime", "mango"}, 60)
+    assert {m.entries[i].id[:2] for i in found} == {"f/"}
