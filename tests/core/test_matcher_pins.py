@@ -43,3 +43,16 @@ def test_a_paste_runs_at_most_two_hundred_fifty_filtered_regexes_per_text() -> N
     paste = "\n".join(f"widget failed {w}" for w in words)
     hits = Matcher(records)._hits(extract(paste), Budget(clock=lambda: 0.0))
     assert len(hits.text_hits) == 250
+    short = [Record(id=f"t/s{k:03d}", signature=f"widget failed zq{w}", regex=f"zq{w}") for k, w in enumerate(words)]
+    one_line = "RuntimeError: " + " ".join(f"zq{w}" for w in words)  # 300 hits on one error line
+    on_line = Matcher(short)._hits(extract(one_line), Budget(clock=lambda: 0.0))
+    assert len(on_line.line_hits) == 250  # the pass over the error lines has the same 250
+
+
+def test_a_paste_with_no_error_line_has_no_regex_hit_on_one() -> None:
+    """A sloppy regex that matches the empty string (the corpus has such) must not count as a hit
+    on the error lines of a chat message that has none."""
+    sloppy = Record(id="t/sloppy", signature="gateway throttled bucket uploads", regex="(?:gateway throttled)?")
+    chat = "so the gateway throttled bucket uploads again last night, any idea why"
+    found = {c.id: c.parts for c in Matcher([sloppy, OTHER]).match(extract(chat), limit=2)}
+    assert extract(chat).lines == [] and found[sloppy.id]["rx_line"] == 0.0
