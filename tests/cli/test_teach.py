@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from bot.core.draft import TeachForm
+from bot.core.views import workaround_key
 from bot.service.errfix import Errfix
 from tests.conftest import Cli, read_jsonl
 
@@ -39,9 +40,18 @@ def test_export_team_then_forget(cli: Cli, tmp_path: Path) -> None:
         rec = svc.teach(TeachForm.from_draft(d), submitter="U1", permalink="https://x.slack.com/archives/C1/p1")
     finally:
         svc.close()
+    svc = Errfix.open(db)
+    try:  # a vote on the team record and one on a seed: only the team's is a team vote
+        svc.vote("C1:1.0", rec.id, workaround_key(rec.workarounds[0].action), "U2", 1)
+        seed = svc.store.get("pytorch/loss-nan-step")
+        svc.vote("C1:2.0", seed.id, workaround_key(seed.workarounds[0].action), "U2", 1)
+    finally:
+        svc.close()
     out = tmp_path / "team.jsonl"
     assert cli("export", "--team", "-o", out, "--db", db).code == 0
     assert [row["id"] for row in read_jsonl(out)] == [rec.id]
+    votes = cli("export", "--votes", "--team", "--db", db)
+    assert votes.code == 0 and [json.loads(line)["record_id"] for line in votes.out.splitlines()] == [rec.id]
     everything = cli("export", "--db", db)
     assert len(everything.out.splitlines()) > 1
     assert cli("forget", rec.id, "--db", db).out == f"forgot {rec.id}\n"
