@@ -16,6 +16,8 @@ def test_a_records_environment_comes_from_its_id_suffix_tags_and_os_notes() -> N
     assert record_env(record("git/push-rejected", tags=["os:macOS"])) == {"os:macos"}
     assert record_env(record("a/b/c", os_specific={"WSL": "only under WSL"})) == {"os:wsl"}
     assert record_env(record("python/module-not-found")) == frozenset()  # no variant suffix
+    assert record_env(record("python/module-not-found/py39")) == {"python:3.9"}  # two digits: 3.9
+    assert record_env(record("python/module-not-found/py3")) == {"python:3"}
 
 
 def test_agreement_rewards_confirmed_hints_and_punishes_a_contradicted_os() -> None:

@@ -74,3 +74,12 @@ def test_a_record_without_that_databases_mark_is_not_unfolded() -> None:
     assert unfold_record(record_json(), "db-a") is None
     broken = dict(folded, **{FOLDED: {"db": "db-a"}})  # no "before": not a mark we wrote
     assert unfold_record(broken, "db-a") is None
+
+
+def test_a_repeated_action_takes_its_votes_once() -> None:
+    """Two workarounds with one action are one workaround to the votes (one key): its 3 up and
+    1 down move the first and count once in the record's evidence (4, not 8)."""
+    twice = {**RECORD, "workarounds": [*RECORD["workarounds"], {"action": "Restart the widget", "success_rate": 0.2}]}
+    out = updated_record(Record.model_validate(twice), {RESTART: Tally(3, 1)}, [], source="db-a", last_worked=None)
+    assert [w["success_rate"] for w in out["workarounds"]] == [0.6429, 0.9, 0.2]
+    assert out["evidence_count"] == 4 and out["fix_success_rate"] == 0.6857
