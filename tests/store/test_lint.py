@@ -75,6 +75,11 @@ CASES: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("signature_zh missing", _set(signature_zh=None), "missing zh: signature_zh"),
     ("root_cause_zh empty", _set(root_cause_zh=" "), "missing zh: root_cause_zh"),
     ("workarounds_zh short", lambda r: r["workarounds_zh"].pop(), "missing zh: 2 workarounds_zh for 3 workarounds"),
+    (
+        "workarounds_zh long",
+        lambda r: r["workarounds_zh"].append("多余的一条"),
+        "missing zh: 4 workarounds_zh for 3 workarounds",
+    ),
     ("workarounds_zh entry empty", lambda r: r["workarounds_zh"].__setitem__(0, ""), "workarounds_zh[0] is empty"),
     ("one workaround", _drop_workarounds, "1 workaround(s), at least 2 needed"),
     ("no dead end", _set(dead_ends=[]), "0 dead end(s), at least 1 needed"),
@@ -110,6 +115,12 @@ def test_each_kind_of_problem_is_reported(
     assert any(expected in p for p in problems), problems
     for p in problems:  # `file:line: id: problem`
         assert p.startswith(f"{tmp_path / 'rec.json'}:1: test/good: "), p
+
+
+def test_a_localhost_source_is_a_url(tmp_path: Path) -> None:
+    record = good()
+    _source("http://localhost:8080/runbook")(record)
+    assert problems_of(tmp_path, record) == []
 
 
 def test_regex_is_matched_against_the_signature_case_insensitively(tmp_path: Path) -> None:
