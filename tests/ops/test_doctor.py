@@ -161,3 +161,11 @@ def test_the_events_file_says_what_is_owed_and_warns_when_it_is_old(tmp_path: Pa
     assert stale.status == "warn" and "1 acknowledged event(s) still owed" in stale.detail
     path.write_bytes(b"junk" * 1000)
     assert check_events(path).status == "fail"
+
+
+def test_the_scopes_are_read_from_a_comma_list_with_or_without_spaces() -> None:
+    needed = ("chat:write", "reactions:read")
+    assert doctor.check_scopes("chat:write,reactions:read,users:read", needed).detail == "all 2 needed (and 1 more)"
+    assert doctor.check_scopes("chat:write, reactions:read", needed).status == "ok"
+    missing = doctor.check_scopes("chat:write", needed)
+    assert missing.status == "fail" and missing.detail == "missing reactions:read"

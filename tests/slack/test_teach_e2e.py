@@ -198,6 +198,10 @@ async def test_errfix_edit_reopens_a_team_record_for_its_author_only(
     assert (await bot.link.command(CHANNEL, ALICE, "/errfix", "edit pytorch/loss-nan-step")).ok
     await bot.idle()
     assert "not a team record" in fake.calls("response_url")[-1].params["text"]
+    assert (await bot.link.command(CHANNEL, ALICE, "/errfix", "edit distance too large")).ok
+    await bot.idle()  # words that begin with "edit": a search, not a record to edit
+    said = fake.calls("response_url")[-1].params["text"]
+    assert "not a team record" not in said and "Results for" in said and len(fake.calls("views.open")) == opened + 1
 
     assert (await bot.link.command(CHANNEL, ALICE, "/errfix", f"edit {rid}")).ok
     await bot.idle()
