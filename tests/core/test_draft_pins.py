@@ -37,6 +37,8 @@ def test_a_line_is_generalised_from_three_literal_words() -> None:
 
 def test_a_slug_has_at_most_eight_words_and_sixty_characters() -> None:
     assert slug(" ".join(["abcde"] * 20)) == "-".join(["abcde"] * 10)  # 59 characters; 65 with one more
+    exactly = "-".join(["abcd"] * 11 + ["abc"])  # 58 characters: "-x" makes exactly 60, still in
+    assert slug(exactly.replace("-", " ") + " x yz") == exactly + "-x"
     line = "RuntimeError: one two six ten red big old new ink"  # the class and nine words
     assert record_slug(line) == "runtimeerror-one-two-six-ten-red-big-old-new"
 
