@@ -180,3 +180,20 @@ def test_line_coverage_and_closeness_are_kept_to_three_decimals() -> None:
     two_words = Record(id="a/two", signature="ZorblaxError: flux capacitor", regex="zzqq never")
     parts = parts_of([two_words, OTHER], "ZorblaxError: flux misfired", two_words.id)
     assert (parts["lcover"], parts["close"]) == (0.667, 0.764)
+
+
+def test_a_paste_is_strong_from_an_exception_line_of_weight_eight_tenths() -> None:
+    """`…: ZorblaxError: …` inside a log line is an exception line (0.8): the paste counts as
+    strong in the calibration; a warning line (0.45) alone does not."""
+    inside = parts_of([FLUX_RX, OTHER], "step 3 raised ZorblaxError: the flux capacitor misfired", FLUX_RX.id)
+    warned = parts_of([FLUX_RX, OTHER], "WARNING: the flux capacitor misfired", FLUX_RX.id)
+    assert (inside["strong"], warned["strong"]) == (1.0, 0.0)
+
+
+def test_the_six_best_error_lines_are_compared_not_a_seventh() -> None:
+    """Seven error lines, the record worded like the seventh best only (the lowest weight, and
+    the first of its weight): the wording is compared on the first six, so it scores nothing."""
+    lines = [f"fatal: unrelated widget number {k} gave up" for k in range(6)]
+    paste = "\n".join(["npm ERR! the flux capacitor misfired", *lines])
+    assert len(extract(paste).lines) == 7 and extract(paste).lines[6].raw.startswith("npm ERR!")
+    assert parts_of([FLUX_RX, OTHER], paste, FLUX_RX.id)["fuzzy2"] < 0.3
