@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 import regex
 
+import bot.core.matcher as match_module
 from bot.core.budget import Budget
+from bot.core.extract import extract
+from bot.core.matcher import Matcher
+from bot.core.records import Record
 from bot.core.regexset import RegexSet
 
 
@@ -102,11 +106,6 @@ def test_a_paste_matched_without_a_budget_of_its_own_gets_the_fifty_milliseconds
 ) -> None:
     """`Matcher.match` called without a budget (as the CLI and the search do) still bounds the
     paste: a store of 100 hostile patterns costs it 50 ms on the clock, not 100 × 20 ms."""
-    import bot.core.matcher as match_module
-    from bot.core.extract import extract
-    from bot.core.matcher import Matcher
-    from bot.core.records import Record
-
     records = [
         Record(id=f"h/{k:03d}", signature=f"HostileError: case {k}", regex=rf"(?<=x)y{{1,{k + 1}}}") for k in range(100)
     ]

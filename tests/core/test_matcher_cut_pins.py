@@ -43,20 +43,25 @@ PLAN = {
 }
 
 
-@pytest.fixture
-def matcher(monkeypatch: pytest.MonkeyPatch) -> Matcher:
+def planned(monkeypatch: pytest.MonkeyPatch, plan: dict[str, tuple[float, float]]) -> Matcher:
+    """A matcher over RECORDS whose full score of a record is the exact z `plan` gives it."""
     m = Matcher(RECORDS)
 
     def full_score(i: int, paste: object, parts: dict[str, float]) -> Candidate:
         rid = m.entries[i].id
-        return Candidate(rid, 0.0, {"z": PLAN[rid][1]})
+        return Candidate(rid, 0.0, {"z": plan[rid][1]})
 
     monkeypatch.setattr(m, "_full_score", full_score)
     return m
 
 
-def bounds(m: Matcher, ids: list[str]) -> list[_Bound]:
-    return [_Bound(PLAN[rid][0], rid, m.by_id[rid], {}) for rid in ids]
+@pytest.fixture
+def matcher(monkeypatch: pytest.MonkeyPatch) -> Matcher:
+    return planned(monkeypatch, PLAN)
+
+
+def bounds(m: Matcher, ids: list[str], plan: dict[str, tuple[float, float]] = PLAN) -> list[_Bound]:
+    return [_Bound(plan[rid][0], rid, m.by_id[rid], {}) for rid in ids]
 
 
 def paste_of(m: Matcher) -> object:
@@ -78,11 +83,6 @@ def test_no_more_is_scored_when_a_different_error_is_already_among_the_scored(ma
     assert matcher._score_rival(paste_of(matcher), rest, [first, weak]) == []
 
 
-def test_nothing_left_to_score_is_nothing_scored(matcher: Matcher) -> None:
-    first = Candidate("a/first", 0.0, {"z": 10.0})
-    assert matcher._score_rival(paste_of(matcher), [], [first]) == []
-
-
 # the first `keep` by exact z: bounds in order, each z at most its bound
 TOP_PLAN = {
     "a/first": (9.0, 8.0),
@@ -95,12 +95,8 @@ TOP_PLAN = {
 
 
 def test_the_top_is_scored_while_a_bound_could_still_enter_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    m = Matcher(RECORDS)
-    monkeypatch.setattr(
-        m, "_full_score", lambda i, paste, parts: Candidate(m.entries[i].id, 0.0, {"z": TOP_PLAN[m.entries[i].id][1]})
-    )
-    plan = [_Bound(bound, rid, m.by_id[rid], {}) for rid, (bound, _) in TOP_PLAN.items()]
-    scored = m._score_top(paste_of(m), plan, keep=2)
+    m = planned(monkeypatch, TOP_PLAN)
+    scored = m._score_top(paste_of(m), bounds(m, list(TOP_PLAN), TOP_PLAN), keep=2)
     assert [c.id for c in scored] == ["a/first", "b/weak", "c/best", "d/close"]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import bot.core
 from bot.core.records import Record
 from bot.service import index_cache
 from bot.service.errfix import Errfix
@@ -216,8 +217,6 @@ def test_a_change_to_any_core_module_makes_the_cached_index_another_versions(
 ) -> None:
     """The pickled index holds objects of every module of bot/core (records, extraction, regexes,
     the model): a change to any one of them must make an old cache "another version"."""
-    import bot.core
-
     core = Path(bot.core.__file__).parent
     copy = tmp_path / "core"
     shutil.copytree(core, copy, ignore=shutil.ignore_patterns("__pycache__"))
