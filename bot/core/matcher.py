@@ -182,6 +182,15 @@ class Matcher:
         del canon, envs, domains, domain_words
         self.shadows = seed_shadows(records, seeds, overlap.cross_hits)
 
+    def rarity(self, word: str) -> float:
+        """How rare a word is among the records' wordings, in [0, 1]: 1 when at most one says it."""
+        return self.idf.get(word, self.max_idf) / self.max_idf
+
+    def regex_matches(self, record_id: str, text: str) -> bool:
+        """Whether the record's own regex matches `text` (False for a record not in the index)."""
+        i = self.by_id.get(record_id)
+        return i is not None and self.regexes.matches(i, text)
+
     def _idf_mass(self, toks: Iterable[str]) -> float:
         # in first-seen order, so float sums never depend on hash order
         return sum(self.idf.get(t, self.max_idf) for t in dict.fromkeys(toks))

@@ -49,6 +49,7 @@ _STOP = frozenset(
         "false",
     ]
 )
+STOP_WORDS = _STOP  # function words that say nothing of an error (bot/core/knows.py reads them too)
 _WRAPPED = re.compile(r"(?<=[a-z,])[ \t]*\n[ \t]*(?=[a-z])")  # a sentence broken mid-way
 _WORD = re.compile(r"[a-z][a-z0-9]{1,30}")  # domain hints: `torch`, `kubectl`, `npm`
 

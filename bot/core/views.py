@@ -54,10 +54,18 @@ class MatchView:
     score: float
     workarounds: list[WorkaroundView]  # ranked, best first
     parts: dict[str, float] = field(default_factory=dict)
+    # whether the record knows this very error, not only its kind (bot/core/knows.py); None when
+    # not judged (a record shown by id, a search result)
+    knows: bool | None = None
 
     @property
     def id(self) -> str:
         return self.record.id
+
+    @property
+    def kind_only(self) -> bool:
+        """The record is general advice for this kind of error, not this error's own record."""
+        return self.knows is False
 
     def to_json(self) -> dict[str, Any]:
         r = self.record

@@ -31,6 +31,7 @@ from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
+from bot.core.knows import Knows, crosses, knowing, paste_language
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
@@ -136,6 +137,7 @@ class Errfix:
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
         self.search_threshold = SEARCH_THRESHOLD
+        self.knows = Knows()
         self.background_reindex = background_reindex and store.path != ":memory:"
         self.observer: Observer = observer or Quiet()
         self._matcher: Matcher | None = None
@@ -279,6 +281,18 @@ class Errfix:
     def _views(self, cands: list[Candidate]) -> list[MatchView]:
         return [self.view(c.id, c.score, c.parts) for c in cands if self.store.has(c.id)]
 
+    def _judged(self, views: list[MatchView], ex: Extracted) -> list[MatchView]:
+        """The candidates that may answer this paste (none from another ecosystem, none that is not
+        a software error: bot/core/knows.py), the first with whether it knows this very error."""
+        language = paste_language(ex.text)
+        views = [v for v in views if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0)]
+        matcher = self._matcher
+        if not views or matcher is None:
+            return views
+        top = views[0]
+        k = knowing(top.record, ex, lambda line: matcher.regex_matches(top.id, line), matcher.rarity)
+        return [replace(top, knows=self.knows.knows(k)), *views[1:]]
+
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:
         """The pure, CPU-bound half of `diagnose` (regexes, fuzzy): safe on any one thread at a
@@ -294,10 +308,17 @@ class Errfix:
     def diagnosis(self, matched: Matched) -> Diagnosis:
         """The store's half of `diagnose`: the candidates' records, votes and the reply decision."""
         ex, cands = matched.extracted, matched.candidates
-        # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted
-        reply = bool(cands) and cands[0].score >= self.reply_threshold and not ex.deprecation_only
+        views = self._judged(self._views(cands), ex)
+        # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted;
+        # a record that only knows the kind of error (a catch-all) is not answered unprompted either
+        reply = (
+            bool(views)
+            and views[0].score >= self.reply_threshold
+            and not views[0].kind_only
+            and not ex.deprecation_only
+        )
         is_error = ex.is_error or reply
-        diagnosis = Diagnosis(is_error, reply, self._views(cands), ex)
+        diagnosis = Diagnosis(is_error, reply, views, ex)
         self.observer.on_answer(diagnosis, matched.seconds)
         return diagnosis
 

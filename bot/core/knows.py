@@ -1,0 +1,267 @@
+"""Does a record explain *this* error, or only its kind? (pure)
+
+P(right record) (bot/core/matcher.py) answers "which record is this paste, if it is any?". In a
+real channel most pasted errors are in no record, and a catch-all record (any `KeyError`, any
+`'NoneType' object has no attribute`) wins its margin over the runner-up on every paste of its
+class while its advice restates the exception (#35). So an unprompted answer also needs the record
+to *know* the error:
+
+* **Ecosystems.** A record bound to one language never answers a paste in another (a Python
+  traceback is not answered with a Go or Java record), a tool's record (Terraform, Redis, Docker…)
+  answers a language's traceback only when the paste names the tool, and a record that is not a
+  software error at all (safety, visa, legal… in the public corpus) answers nothing.
+* **Knowing.** A small logistic model (weights fitted by bench/fit_knows.py on judged real pastes,
+  bench/wild/) over what the paste and the record say: how much of the paste's own error line
+  (quoted names included, which normalisation hides) the record's text explains, how rare the
+  words are that it leaves unexplained, and whether the record's fixes are commands on the
+  environment (install, upgrade, set a variable: the named thing decides the fix, as for
+  `No module named 'yaml'`) or changes to code the record cannot see (`use .get()` for
+  `KeyError: 'token_type_ids'`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.core.extract import Extracted
+from bot.core.records import Record
+from bot.core.tokens import STOP_WORDS
+
+# Domains of the public corpus that are not software errors (advice for people, not programs).
+NON_SOFTWARE_DOMAINS = frozenset(
+    {
+        "banking",
+        "communication-etiquette",
+        "culture",
+        "disaster",
+        "emergency",
+        "food-safety",
+        "legal",
+        "medical",
+        "mental-health",
+        "pet-safety",
+        "policy",
+        "safety",
+        "visa",
+    }
+)
+
+# A record's domain -> the language whose programs print its errors. Domains not listed are tools
+# or platforms (docker, git, cuda, kubernetes, redis, terraform…) whose errors any language can meet.
+LANGUAGE_OF_DOMAIN = {
+    "python": "python",
+    "pytorch": "python",
+    "numpy": "python",
+    "pandas": "python",
+    "huggingface": "python",
+    "jupyter": "python",
+    "tensorflow": "python",
+    "pip": "python",
+    "conda": "python",
+    "django": "python",
+    "flask": "python",
+    "fastapi": "python",
+    "node": "node",
+    "nextjs": "node",
+    "react": "node",
+    "typescript": "node",
+    "npm": "node",
+    "java": "jvm",
+    "android": "jvm",
+    "kotlin": "jvm",
+    "scala": "jvm",
+    "go": "go",
+    "rust": "rust",
+    "dotnet": "dotnet",
+    "unity": "dotnet",
+    "php": "php",
+    "ruby": "ruby",
+}
+# Products whose errors a language's traceback holds only when it names them (a Python traceback
+# answered with a Terraform or Redis record shares only words with it). Docker, git and the OS
+# are left out: their messages (`No space left on device`) reach every language's output.
+# Anything else unknown (a team's own domain) is trusted.
+TOOL_DOMAINS = frozenset(
+    {
+        "terraform",
+        "redis",
+        "kafka",
+        "mongodb",
+        "elasticsearch",
+        "nginx",
+        "cicd",
+        "cmake",
+        "ros2",
+        "flutter",
+        "embedded",
+        "grpc",
+        "kubernetes",
+    }
+)
+
+# Evidence of the language a paste's program was written in: (language, pattern), each linear.
+_LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
+    ("python", re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"\n]{1,400}\", line \d+", re.M)),
+    ("node", re.compile(r"^\s*at [^\n]{0,200}\((?:file://)?[^()\n]{1,300}\.(?:m?js|cjs|ts|tsx|jsx):\d+:\d+\)", re.M)),
+    ("node", re.compile(r"node:internal/|^\s*npm (?:ERR!|error) ", re.M)),
+    (
+        "jvm",
+        re.compile(
+            r"^\s*at [\w$.]{1,300}\((?:[\w$]{1,100}\.(?:java|kt|scala)|Native Method|Unknown Source)(?::\d+)?\)", re.M
+        ),
+    ),
+    ("jvm", re.compile(r"^Exception in thread \"", re.M)),
+    ("go", re.compile(r"^goroutine \d+ \[|^\s*/[^\s:]{1,300}\.go:\d+", re.M)),
+    ("rust", re.compile(r"panicked at |^error\[E\d{4}\]|^\s*--> [^\s:]{1,300}\.rs:\d+:\d+", re.M)),
+    ("dotnet", re.compile(r"\.cs:line \d+|^\s*at [\w.]{1,300}\([^)\n]{0,200}\) in ", re.M)),
+]
+_LANGUAGE_HEAD = 200_000  # evidence is read from the paste's tail (where errors are), bounded
+
+
+def paste_language(text: str) -> str | None:
+    """The language of the program that printed the paste, when the paste says so unambiguously."""
+    tail = text[-_LANGUAGE_HEAD:]
+    found = {lang for lang, pattern in _LANGUAGE_EVIDENCE if pattern.search(tail)}
+    return found.pop() if len(found) == 1 else None
+
+
+def is_software(rec: Record) -> bool:
+    """False for records that are not software errors (they import, and never answer a paste)."""
+    return rec.domain.lower() not in NON_SOFTWARE_DOMAINS
+
+
+def crosses(rec: Record, language: str | None, named: bool) -> bool:
+    """The record is another ecosystem's than the paste's: never its answer.
+
+    `language` is paste_language's; `named` whether the paste names the record's domain (the
+    matcher's `domain` part)."""
+    if not is_software(rec):
+        return True
+    if language is None:
+        return False
+    domain = rec.domain.lower()
+    own = LANGUAGE_OF_DOMAIN.get(domain)
+    if own is not None:
+        return own != language
+    return domain in TOOL_DOMAINS and not named
+
+
+# ---- knowing ------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[a-z][a-z0-9_]{1,40}")
+# Where an error happened is not what it is: paths, file:line locations and addresses are left out
+# of the words an error line is judged by.
+_LOCATION = re.compile(
+    r"(?:[a-z]:)?[\\/]?(?:[\w.@~+-]{1,100}[\\/]){1,40}[\w.@~+-]{0,100}|\b0x[0-9a-f]+\b|https?://\S+", re.I
+)
+# The names an error line gives (quoted, or shaped like identifiers): what a catch-all leaves out.
+_CODE = re.compile(r"\b(?:[a-z]+[A-Z][a-z]+[A-Z]?\w*|[A-Z][a-z]+[A-Z]\w*|[A-Za-z]+_[A-Za-z0-9_]+|[A-Z]{1,5}\d{2,})\b")
+CODE_WEIGHT = 3
+_CLASS_ENDINGS = ("error", "exception", "warning")
+_QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
+_NAME = re.compile(
+    r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60})\b"
+)
+# A fix is a command on the environment when its first line runs one (an install, an upgrade, a
+# variable set, a check of which interpreter): the named thing decides it, whatever the code.
+_COMMAND = re.compile(
+    r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:[A-Z][A-Z0-9_]{1,40}=\S*\s+|export\s|set\s|setx\s)?"
+    r"(?:python[0-9.]*\s+-[mc]\b|py\s+-[0-9.]+|pip[0-9.]*\s|pipx\s|uv\s|conda\s|mamba\s|micromamba\s|poetry\s|pyenv\s"
+    r"|npm\s|npx\s|yarn\s|pnpm\s|node\s|nvm\s|corepack\s|apt(?:-get)?\s|brew\s|yum\s|dnf\s|apk\s|choco\s|winget\s"
+    r"|export\s|setx?\s|source\s|\.\s+\S|which\s|where\s|cd\s|rm\s|mkdir\s|chmod\s|chown\s|ln\s|ls\s|cat\s|echo\s"
+    r"|curl\s|wget\s|git\s|git-lfs\s|docker\s|docker-compose\s|kubectl\s|helm\s|systemctl\s|service\s|ulimit\s"
+    r"|sysctl\s|go\s|cargo\s|rustup\s|nvidia-smi\b|nvcc\s|ollama\s|huggingface-cli\s|hf\s|jupyter\s|ipython\s"
+    r"|make\b|cmake\s|gcc\s|[A-Z][A-Z0-9_]{1,40}=\S)",
+)
+
+
+def command_share(rec: Record) -> float:
+    """The share of the record's fixes (its first three, as an answer shows them) that are
+    commands on the environment rather than changes to code."""
+    fixes = rec.workarounds[:3]
+    if not fixes:
+        return 0.0
+    return sum(1.0 for w in fixes if _COMMAND.match((w.how or w.action).lstrip())) / len(fixes)
+
+
+@dataclass(frozen=True)
+class Knowing:
+    """What the knowing decision reads of one paste and its top record."""
+
+    absorbed: int  # the line's names (quoted, identifiers) its regex and wordings leave to wildcards
+    dotted: bool  # one of those is a dotted name (`pkg.sub.mod`): a package's insides, not the package
+    own: float  # the regex's own words (not function words or the class name) the line holds, by rarity
+    bare: bool  # the regex has no own words: it says nothing but the class (`AssertionError`)
+    commands: float  # command_share: the fixes act on the environment, not on code
+
+
+_LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
+
+
+def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
+    """The paste's line the record is about: the best error line its regex matches, else the last
+    line of the paste it matches (a regex may hit a line the extractor did not rank), else the best
+    error line (a match on wording alone)."""
+    for line in ex.lines:
+        if matches(line.raw):
+            return line.raw
+    for raw in reversed(ex.text.split("\n")[-_LINES_SEARCHED:]):
+        if raw.strip() and matches(raw):
+            return raw.strip()
+    return ex.lines[0].raw if ex.lines else ""
+
+
+def _own_words(text: str) -> set[str]:
+    """Content words, less function words and exception class names (`…Error`, `…Exception`)."""
+    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and not w.endswith(_CLASS_ENDINGS)}
+
+
+def knowing(
+    rec: Record, ex: Extracted, matches: Callable[[str], bool], rarity: Callable[[str], float] = lambda w: 1.0
+) -> Knowing:
+    """What `Knows` reads of a record as the answer to a paste; `matches(line)` tells whether the
+    record's regex matches a line, `rarity(word)` how rare a word is among the records' wordings
+    (0..1): a class's template is worded in words every record of the class shares."""
+    raw = principal_line(ex, matches)
+    text = _LOCATION.sub(" ", raw)
+    wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
+    # quoted names (a quoted path too: which file is missing is the error's identity), then
+    # identifiers outside paths
+    quoted = {m.group(1).lower() for m in _QUOTED.finditer(raw)}
+    names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
+    absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
+    own = _own_words(rec.regex)
+    line_words = set(_WORD.findall(text.lower()))
+    # a code the regex names (cudaErrorLaunchTimeout, CUDA_ERROR_…, WinError, E0382) is an error's
+    # identity, not a class's template: it counts as much as the template's words allow
+    codes = {c.lower() for c in _CODE.findall(rec.regex) if not c.lower().endswith(_CLASS_ENDINGS)} & line_words
+    return Knowing(
+        absorbed=len(absorbed),
+        dotted=any("." in n.strip(".") and not _LOCATION.fullmatch(n) for n in absorbed),
+        own=round(sum(rarity(w) for w in (own - codes) & line_words) + CODE_WEIGHT * len(codes), 4),
+        bare=not own,
+        commands=round(command_share(rec), 4),
+    )
+
+
+@dataclass(frozen=True)
+class Knows:
+    """Whether the record knows this very error, not only its kind (thresholds chosen by
+    bench/fit_knows.py on judged real pastes, bench/wild/).
+
+    A record is general advice for the paste's kind of error when its regex is a class's template
+    for it: the line's names are left to its wildcards (or it says nothing but the class) and the
+    regex's own words in the line are few (`object has no attribute`, not `Pool overlaps with
+    other one on this address space`). Such a record still knows the error when its fixes are
+    commands on the environment and the name is a whole package, not a path inside one: the
+    message decides the fix (`No module named 'yaml'`: install it where the code runs).
+    """
+
+    template_words: float = 1.25  # a regex whose own words in the line are at most this many is a template
+    commands: float = 0.5  # fixes at least this much commands act on the named thing
+
+    def knows(self, k: Knowing) -> bool:
+        template = (k.absorbed > 0 or k.bare) and k.own <= self.template_words
+        return not template or (k.commands >= self.commands and not k.dotted)

@@ -1,0 +1,169 @@
+"""Does a record know this error or only its kind, and is it the paste's ecosystem at all (#35).
+
+Each rule pinned with pastes and records of this test's own; the numbers (two own words make a
+template, half the fixes commands) are written here, not imported.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.core.extract import extract
+from bot.core.knows import Knowing, Knows, command_share, crosses, is_software, knowing, paste_language
+from bot.core.records import Record
+
+PY_TRACEBACK = (
+    'Traceback (most recent call last):\n  File "/app/train.py", line 3, in <module>\n    x = batch["token_type_ids"]\n'
+)
+GO_PANIC = (
+    "panic: runtime error: index out of range [3] with length 3\n\n"
+    "goroutine 1 [running]:\nmain.main()\n\t/home/u/app/main.go:9 +0x1d\n"
+)
+NODE_STACK = "TypeError: x is not a function\n    at Object.<anonymous> (/srv/app/index.js:3:1)\n"
+
+
+def record(regex: str, domain: str = "python", fixes: tuple[str, ...] = ("value = d.get(key)",)) -> Record:
+    return Record.model_validate(
+        {
+            "id": f"{domain}/r",
+            "signature": regex.replace("\\", ""),
+            "regex": regex,
+            "domain": domain,
+            "workarounds": [{"action": f"fix {i}", "how": how} for i, how in enumerate(fixes)],
+        }
+    )
+
+
+def knows_of(rec: Record, paste: str, rarity: float = 0.6) -> Knowing:
+    """`rarity`: every word's, as if each were in a few records' wordings."""
+    pattern = re.compile(rec.regex, re.I)
+    return knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: rarity)
+
+
+@pytest.mark.parametrize(
+    ("paste", "language"),
+    [
+        (PY_TRACEBACK + "KeyError: 'token_type_ids'\n", "python"),
+        (GO_PANIC, "go"),
+        (NODE_STACK, "node"),
+        ("it broke", None),
+    ],
+)
+def test_the_language_of_a_paste_is_read_from_its_traceback(paste: str, language: str | None) -> None:
+    assert paste_language(paste) == language
+
+
+def test_a_paste_with_two_languages_tracebacks_has_none() -> None:
+    assert paste_language(PY_TRACEBACK + "KeyError: 'x'\n" + GO_PANIC) is None
+
+
+def test_a_record_bound_to_another_language_never_answers() -> None:
+    assert crosses(record("index out of range", "go"), "python", named=False)
+    assert not crosses(record("index out of range", "go"), "go", named=False)
+    assert not crosses(record("index out of range", "go"), None, named=False)  # no language known: the score decides
+
+
+def test_a_products_record_answers_a_languages_traceback_only_when_the_paste_names_it() -> None:
+    redis = record("pipeline.*error", "redis")
+    assert crosses(redis, "python", named=False)
+    assert not crosses(redis, "python", named=True)
+    # the OS's and docker's messages reach every language's output
+    assert not crosses(record("No space left on device", "docker"), "python", named=False)
+    # a team's own domain is trusted
+    assert not crosses(record("QuarryLockError", "quarry"), "python", named=False)
+
+
+def test_a_record_that_is_not_a_software_error_answers_nothing() -> None:
+    visa = record("visa on arrival", "visa")
+    assert not is_software(visa)
+    assert crosses(visa, None, named=True)
+    assert is_software(record("x", "python"))
+
+
+def test_a_catch_all_with_code_fixes_only_knows_the_kind() -> None:
+    """`KeyError: 'token_type_ids'` answered with "use .get": the name is left to the wildcard."""
+    rec = record(r"KeyError: '?(\w+)'?")
+    k = knows_of(rec, PY_TRACEBACK + "KeyError: 'token_type_ids'\n")
+    assert (k.absorbed, k.own, k.bare, k.commands) == (1, 0, True, 0.0)  # it says nothing but the class
+    assert not Knows().knows(k)
+
+
+def test_a_class_only_regex_only_knows_the_kind() -> None:
+    k = knows_of(record("AssertionError"), PY_TRACEBACK + "AssertionError\n")
+    assert k.bare and k.absorbed == 0
+    assert not Knows().knows(k)
+
+
+def test_a_catch_all_whose_fixes_act_on_the_named_package_knows_the_error() -> None:
+    """`No module named 'yaml'`: install it where the code runs, whatever the code."""
+    rec = record(
+        r"No module named '([\w.]+)'", fixes=("python -m pip install pyyaml", "pip install -r requirements.txt")
+    )
+    k = knows_of(rec, PY_TRACEBACK + "ModuleNotFoundError: No module named 'yaml'\n")
+    assert (k.absorbed, k.dotted, k.commands) == (1, False, 1.0)
+    assert Knows().knows(k)
+
+
+def test_a_dotted_name_is_a_packages_insides_not_a_missing_package() -> None:
+    rec = record(r"No module named '([\w.]+)'", fixes=("python -m pip install pkg",))
+    k = knows_of(rec, PY_TRACEBACK + "ModuleNotFoundError: No module named 'pytorch_lightning.lite'\n")
+    assert k.dotted
+    assert not Knows().knows(k)
+
+
+def test_a_template_is_worded_in_common_words() -> None:
+    """Two own words of rarity 0.6 (1.2) are a class's template; three (1.8) are an error's wording."""
+    two = record(r"'(\w+)' object has no attribute '(\w+)'")  # own words: object, attribute
+    k2 = knows_of(two, PY_TRACEBACK + "AttributeError: 'Trainer' object has no attribute 'test'\n")
+    assert (k2.own, k2.absorbed) == (1.2, 2)
+    assert not Knows().knows(k2)
+    three = record(r"'(\w+)' object has no attribute 'append'")
+    k3 = knows_of(three, PY_TRACEBACK + "AttributeError: 'Trainer' object has no attribute 'append'\n")
+    assert (k3.own, k3.absorbed) == (1.8, 1)  # object, attribute, append: the regex names what is missing
+    assert Knows().knows(k3)
+    # rare words make a wording even when few: two words no other record says
+    assert Knows().knows(
+        knows_of(two, PY_TRACEBACK + "AttributeError: 'Trainer' object has no attribute 'test'\n", 1.0)
+    )
+
+
+def test_the_template_bound_is_one_and_a_quarter() -> None:
+    at = Knowing(absorbed=1, dotted=False, own=1.25, bare=False, commands=0.0)
+    over = Knowing(absorbed=1, dotted=False, own=1.26, bare=False, commands=0.0)
+    assert not Knows().knows(at)
+    assert Knows().knows(over)
+
+
+def test_an_error_code_the_regex_names_is_the_errors_identity() -> None:
+    rec = record(r"cudaErrorLaunchTimeout")
+    k = knows_of(rec, 'CUDA error at kernel.cu:88 code=702(cudaErrorLaunchTimeout) "cudaDeviceSynchronize()"')
+    assert k.own == 3 and k.absorbed >= 1  # a code counts three words, whatever its rarity
+    assert Knows().knows(k)
+
+
+def test_half_the_fixes_commands_is_enough_a_third_is_not() -> None:
+    """Half the shown fixes (the first three) acting on the environment decides; 1 of 3 does not."""
+    half = record("x", fixes=("pip install a", "a = b"))
+    third = record("x", fixes=("pip install a", "a = b", "c = d"))
+    assert command_share(half) == 0.5 and round(command_share(third), 2) == 0.33
+    template = Knowing(absorbed=1, dotted=False, own=0, bare=False, commands=0.5)
+    assert Knows().knows(template)
+    assert not Knows().knows(Knowing(absorbed=1, dotted=False, own=0, bare=False, commands=0.33))
+
+
+@pytest.mark.parametrize(
+    ("how", "command"),
+    [
+        ("python -m pip install pyyaml", True),
+        ("CUDA_LAUNCH_BLOCKING=1 python train.py", True),
+        ("$ conda activate env", True),
+        ("export HF_HOME=/data", True),
+        ("value = d.get('key')", False),
+        ("import yaml", False),
+        ("if x is not None:", False),
+    ],
+)
+def test_a_fix_is_a_command_when_its_first_line_runs_one(how: str, command: bool) -> None:
+    assert (command_share(record("x", fixes=(how,))) == 1.0) is command
