@@ -149,7 +149,11 @@ def action_of(view: MatchView, w: WorkaroundView, locale: str) -> str:
 # ---- an answer ------------------------------------------------------------------------------
 
 
-def how_sure(score: float, sure: bool, locale: str = "en") -> str:
+def how_sure(score: float, sure: bool, locale: str = "en", kind_only: bool = False) -> str:
+    """How sure errfix is of the record; for general advice, that it is only that (no percentage:
+    the record is not another instance of this error)."""
+    if kind_only:
+        return t("kind_only", locale)
     return t("match" if sure else "match_unsure", locale, pct=pct(score))
 
 
@@ -203,10 +207,17 @@ def _answer(
     max_how: int,
     max_dead: int,
     buttons: bool,
+    line: str,
 ) -> list[Block]:
     r = view.record
-    title = escape(cut(signature_of(view, locale), 800))
-    blocks = [section(f"*{title}*\n{how_sure(view.score, sure, locale)} · `{escape(r.id)}`")]
+    how = how_sure(view.score, sure, locale, view.kind_only)
+    if line:  # the person's own error line heads the answer; the record is named under it
+        title = escape(cut(line, 300))
+        named = escape(cut(signature_of(view, locale), 200))
+        blocks = [section(f"*{title}*\n{named} · {how} · `{escape(r.id)}`")]
+    else:
+        title = escape(cut(signature_of(view, locale), 800))
+        blocks = [section(f"*{title}*\n{how} · `{escape(r.id)}`")]
     cause = root_cause_of(view, locale)
     if cause:
         blocks.append(section(t("why", locale, cause=escape(cut(cause, 1200)))))
@@ -244,17 +255,21 @@ def answer_blocks(
     others: Sequence[MatchView] = (),
     note: str = "",
     buttons: bool = True,
+    line: str = "",
 ) -> list[Block]:
-    """The thread answer: signature and how sure, cause, ranked fixes with votes, dead ends, docs."""
+    """The thread answer: the pasted error `line` (redacted; else the record's signature) with the
+    record and how sure, cause, ranked fixes with votes, dead ends, docs."""
     budgets = [(5, 400, 5), (5, 200, 3), (3, 120, 2), (3, 0, 1), (1, 0, 0)]
-    return smallest_fit([partial(_answer, view, sure, locale, others, note, f, h, d, buttons) for f, h, d in budgets])
+    return smallest_fit(
+        [partial(_answer, view, sure, locale, others, note, f, h, d, buttons, line) for f, h, d in budgets]
+    )
 
 
 def answer_fallback(view: MatchView, *, sure: bool, locale: str = "en") -> str:
     """The `text` fallback (notifications, screen readers) for an answer."""
     top = view.workarounds[0] if view.workarounds else None
     fix = t("answer_fallback_fix", locale, fix=cut(action_of(view, top, locale), 300)) if top else ""
-    how = how_sure(view.score, sure, locale)
+    how = how_sure(view.score, sure, locale, view.kind_only)
     return cut(escape(t("answer_fallback", locale, signature=signature_of(view, locale), how=how) + fix), MAX_FALLBACK)
 
 

@@ -48,6 +48,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     # ---- an answer --------------------------------------------------------------------------
     "match": {"en": "{pct} match", "zh": "匹配度 {pct}"},
+    "kind_only": {
+        "en": "general advice for this kind of error, not a record of this one",
+        "zh": "这类错误的通用建议，并非这个错误本身的记录",
+    },
     "match_unsure": {"en": "{pct} match, unsure: my best guess", "zh": "匹配度 {pct}，不确定：这是我的最佳猜测"},
     "match_unsure_short": {"en": "{pct} match, unsure", "zh": "匹配度 {pct}，不确定"},
     "votes": {"en": "{pct} worked · :+1: {up} · :-1: {down}", "zh": "{pct} 有效 · :+1: {up} · :-1: {down}"},

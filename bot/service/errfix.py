@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
-from bot.core.knows import Knows, crosses, knowing, paste_language
+from bot.core.knows import Knows, crosses, is_software, knowing, paste_language
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
@@ -100,9 +100,14 @@ class ImportReport:
     loaded: int
     summary: ImportSummary
     skipped: list[str]
+    not_software: list[str] = field(default_factory=list)  # imported, never an answer (bot/core/knows.py)
 
     def line(self) -> str:
-        return f"imported {self.loaded} record(s): {self.summary.line()}"
+        line = f"imported {self.loaded} record(s): {self.summary.line()}"
+        if self.not_software:
+            shown = ", ".join(self.not_software[:5]) + (", …" if len(self.not_software) > 5 else "")
+            line += f"; {len(self.not_software)} not software errors, never an answer to a paste: {shown}"
+        return line
 
 
 def search_is_sure(results: Sequence[MatchView], threshold: float = SEARCH_THRESHOLD) -> bool:
@@ -501,7 +506,8 @@ class Errfix:
             detail = {**counts, "unchanged": len(summary.unchanged), "skipped": len(loaded.problems)}
             audit.write(self.store.db, actor=self.actor, action="import", detail=detail)
         self.refresh_index()
-        return ImportReport(len(loaded.records), summary, list(loaded.problems))
+        odd = sorted(rec.id for _, rec in loaded.records if not is_software(rec))
+        return ImportReport(len(loaded.records), summary, list(loaded.problems), odd)
 
     def export_records(self) -> Iterator[dict[str, Any]]:
         """Records in the file format, with rates and evidence updated from this team's votes."""

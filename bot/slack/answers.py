@@ -10,6 +10,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
 from bot.core.messages import Note, language, notes_text
+from bot.core.redact import redact_text
 from bot.core.views import Diagnosis
 from bot.service.errfix import Reply
 from bot.slack.deps import Deps, answer_key
@@ -69,6 +70,8 @@ async def post_answer(
             blocks=kit.no_match_blocks(locale),
         )
     top, others = diagnosis.matches[0], ([] if sure else diagnosis.matches[1:])
+    lines = diagnosis.extracted.lines
+    line = redact_text(lines[0].raw) if lines else ""  # what errfix shows of a paste holds no secret
     shown = tuple((o.id, o.score) for o in others)
     reply_ts = await deps.outbox.post(
         client,
@@ -82,14 +85,27 @@ async def post_answer(
             "locale": locale,
             "others": [{"id": i, "score": s} for i, s in shown],
             "note": note,
+            "kind_only": top.kind_only,
         },
         reply_broadcast=False,
         text=kit.answer_fallback(top, sure=sure, locale=locale),
-        blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note),
+        blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note, line=line),
     )
     if reply_ts:
         await deps.errfix.record_reply(
-            Reply(channel, reply_ts, ts, thread_ts, top.id, top.score, locale, sure=sure, others=shown, note=note)
+            Reply(
+                channel,
+                reply_ts,
+                ts,
+                thread_ts,
+                top.id,
+                top.score,
+                locale,
+                sure=sure,
+                others=shown,
+                note=note,
+                kind_only=top.kind_only,
+            )
         )
     return reply_ts
 
@@ -107,7 +123,7 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
         view = await deps.errfix.view(reply.record_id) if reply else None
         if reply is None or view is None:
             return
-        view = dataclasses.replace(view, score=reply.score)
+        view = dataclasses.replace(view, score=reply.score, knows=False if reply.kind_only else None)
         if reply.rejected_by:
             text = kit.rejected_fallback(view, reply.locale)
             blocks = kit.rejected_blocks(view, reply.rejected_by, reply.locale)
@@ -119,7 +135,9 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
                 if other is not None:
                     others.append(dataclasses.replace(other, score=score))
             text = kit.answer_fallback(view, sure=sure, locale=reply.locale)
-            blocks = kit.answer_blocks(view, sure=sure, locale=reply.locale, others=others, note=reply.note)
+            blocks = kit.answer_blocks(
+                view, sure=sure, locale=reply.locale, others=others, note=reply.note, line=reply.line
+            )
         await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)
 
     await deps.updates.refresh(reply_key(channel, reply_ts), render)

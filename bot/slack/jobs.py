@@ -120,6 +120,7 @@ class Replayer:
                 sure=bool(payload.get("sure")),
                 others=others,
                 note=str(payload.get("note") or ""),
+                kind_only=bool(payload.get("kind_only")),
             )
         )
 

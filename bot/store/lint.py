@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import re2
 import regex
 
+from bot.core.knows import is_software
 from bot.core.records import Record
 from bot.errors import InvalidInput
 from bot.store.files import DEFAULT_MAX_BYTES, Located, expand, iter_raw, load
@@ -153,9 +154,16 @@ def link_problems(rec: Record, known: Callable[[str], bool]) -> list[str]:
     return out
 
 
+def domain_problems(rec: Record) -> list[str]:
+    """A record that is not a software error imports, and never answers a paste (bot/core/knows.py)."""
+    if is_software(rec):
+        return []
+    return [f"domain: {rec.domain!r} is not a software error: it imports, and never answers a paste"]
+
+
 def record_problems(rec: Record, known: Callable[[str], bool]) -> list[str]:
     """Everything lint finds wrong with one valid record, as messages."""
-    return regex_problems(rec) + text_problems(rec) + link_problems(rec, known)
+    return regex_problems(rec) + text_problems(rec) + link_problems(rec, known) + domain_problems(rec)
 
 
 # ---- files ---------------------------------------------------------------------------------------

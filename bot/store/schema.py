@@ -244,6 +244,13 @@ def m010_compact_after_scrub(db: Database) -> None:
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+@migrations()
+def m011_reply_kind_only(db: Database) -> None:
+    """Whether an answer was general advice for the paste's kind of error (asked for, the record
+    not knowing this very error: bot/core/knows.py), so a re-render after a vote says so again."""
+    db.execute("ALTER TABLE replies ADD COLUMN kind_only INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
     m.__name__
     for m in (
@@ -257,6 +264,7 @@ MIGRATION_NAMES: tuple[str, ...] = tuple(
         m008_clicks,
         m009_scrub_secrets,
         m010_compact_after_scrub,
+        m011_reply_kind_only,
     )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)

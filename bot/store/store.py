@@ -75,6 +75,7 @@ class Reply:
     note: str = ""
     line: str = ""
     rejected_by: str | None = None
+    kind_only: bool = False  # general advice for the kind of error, not this error's own record
 
 
 @dataclass(frozen=True)
@@ -524,7 +525,7 @@ class Store:
     def record_reply(self, reply: Reply) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO replies (channel, reply_ts, message_ts, thread_ts, record_id, score, locale, "
-            "sure, others, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "sure, others, note, kind_only, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 reply.channel,
                 reply.reply_ts,
@@ -536,6 +537,7 @@ class Store:
                 None if reply.sure is None else int(reply.sure),
                 json.dumps([[rid, score] for rid, score in reply.others]),
                 reply.note,
+                int(reply.kind_only),
                 now_iso(),
             ],
         )
@@ -543,13 +545,13 @@ class Store:
 
     def reply(self, channel: str, reply_ts: str) -> Reply | None:
         row = self.db.execute(
-            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note "
+            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note, kind_only "
             "FROM replies WHERE channel = ? AND reply_ts = ?",
             [channel, reply_ts],
         ).fetchone()
         if row is None:
             return None
-        channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note = row
+        channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note, kind_only = row
         return Reply(
             str(channel),
             str(reply_ts),
@@ -561,6 +563,7 @@ class Store:
             sure=None if sure is None else bool(sure),
             others=tuple((str(rid), float(s)) for rid, s in json.loads(others)),
             note=str(note),
+            kind_only=bool(kind_only),
         )
 
     # ---- stats ----------------------------------------------------------------------------

@@ -97,6 +97,18 @@ def test_skip_invalid_imports_the_valid_ones_and_lists_the_rest(tmp_path: Path, 
         store.close()
 
 
+def test_records_that_are_not_software_errors_import_counted_and_named(
+    tmp_path: Path, cli: Cli, seeded_db: Path
+) -> None:
+    recs = [full("visa/a", domain="visa"), full("team/ok"), full("safety/b", domain="safety")]
+    r = cli("import", write_jsonl(tmp_path / "mixed.jsonl", recs), "--db", seeded_db)
+    assert r.code == 0
+    assert r.out.strip() == (
+        "imported 3 record(s): 3 added, 0 changed, 0 unchanged, 0 removed; "
+        "2 not software errors, never an answer to a paste: safety/b, visa/a"
+    )
+
+
 def test_duplicate_ids_in_one_import_are_an_error(tmp_path: Path, cli: Cli, seeded_db: Path) -> None:
     a = write_jsonl(tmp_path / "a.jsonl", [minimal("dup/x"), minimal("dup/y")])
     b = write_json(tmp_path / "b.json", minimal("dup/x", root_cause="the other one"))

@@ -4,6 +4,7 @@ labelled weak. Each was changed by one character in a planted copy and passed th
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from bot.core import blocks as kit
@@ -45,3 +46,21 @@ def test_search_results_under_the_threshold_are_labelled_weak() -> None:
     for first, unsure in [(results[1:], False), (results[2:], True)]:  # the first scored 0.65, or 0.6499
         assert ("not sure" in texts(kit.search_blocks("loss nan", first, weak_below=0.65))[0]) is unsure
         assert ("not sure" in kit.search_fallback("loss nan", first, weak_below=0.65)) is unsure
+
+
+def test_the_pasted_error_line_heads_the_answer_and_the_record_is_named_under_it() -> None:
+    """#35: the heading is the person's error, not the record's example of it."""
+    line = "RuntimeError: Loss is NaN or Inf at step 77"
+    head = texts(kit.answer_blocks(view(), sure=True, buttons=False, line=line))[0]
+    assert head == f"*{line}*\nRuntimeError: Loss is NaN or Inf at step 1000 · 90% match · `pytorch/loss-nan-step`"
+    # no line (an older reply whose paste aged out): the record's signature heads it, as before
+    assert texts(kit.answer_blocks(view(), sure=True, buttons=False))[0].startswith("*RuntimeError: Loss is NaN or Inf")
+
+
+def test_general_advice_says_so_instead_of_a_percentage() -> None:
+    kind = dataclasses.replace(view(score=0.93), knows=False)
+    for locale, label in [("en", "general advice for this kind of error"), ("zh", "这类错误的通用建议")]:
+        head = texts(kit.answer_blocks(kind, sure=False, locale=locale, buttons=False, line="KeyError: 'x'"))[0]
+        assert label in head and "93%" not in head
+        assert label in kit.answer_fallback(kind, sure=False, locale=locale)
+    assert "93% match" in texts(kit.answer_blocks(view(score=0.93), sure=True, buttons=False))[0]

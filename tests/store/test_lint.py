@@ -234,3 +234,11 @@ def test_a_backtracking_engine_gets_a_tenth_of_a_second_per_input(monkeypatch: p
     problem = redos_problem("(a+)+$", "aaa")
     assert asked == [0.1, 0.1, 0.1]
     assert problem is not None and problem.startswith("regex may backtrack catastrophically: over 0.1s on ")
+
+
+def test_a_record_that_is_not_a_software_error_is_reported(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, good("visa/on-arrival", domain="visa"))
+    assert found == [
+        f"{tmp_path / 'rec.json'}:1: visa/on-arrival: domain: 'visa' is not a software error: "
+        "it imports, and never answers a paste"
+    ]
