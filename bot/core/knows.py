@@ -207,7 +207,7 @@ def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
     for line in ex.lines:
         if matches(line.raw):
             return line.raw
-    for raw in reversed(ex.text.split("\n")[-_LINES_SEARCHED:]):
+    for raw in reversed(ex.text.rsplit("\n", _LINES_SEARCHED)[-_LINES_SEARCHED:]):
         if raw.strip() and matches(raw):
             return raw.strip()
     return ex.lines[0].raw if ex.lines else ""
