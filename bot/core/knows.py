@@ -7,16 +7,16 @@ class while its advice restates the exception (#35). So an unprompted answer als
 to *know* the error:
 
 * **Ecosystems.** A record bound to one language never answers a paste in another (a Python
-  traceback is not answered with a Go or Java record), a tool's record (Terraform, Redis, Docker…)
-  answers a language's traceback only when the paste names the tool, and a record that is not a
+  traceback is not answered with a Go or Java record), a product's record (Terraform, Redis…)
+  answers a language's traceback only when the paste names it, and a record that is not a
   software error at all (safety, visa, legal… in the public corpus) answers nothing.
-* **Knowing.** A small logistic model (weights fitted by bench/fit_knows.py on judged real pastes,
-  bench/wild/) over what the paste and the record say: how much of the paste's own error line
-  (quoted names included, which normalisation hides) the record's text explains, how rare the
-  words are that it leaves unexplained, and whether the record's fixes are commands on the
-  environment (install, upgrade, set a variable: the named thing decides the fix, as for
-  `No module named 'yaml'`) or changes to code the record cannot see (`use .get()` for
-  `KeyError: 'token_type_ids'`).
+* **Knowing.** A record whose regex is a class's *template* for the paste (the error line's names
+  left to its wildcards, or nothing said but the class, and few common words of its own) is
+  general advice: it answers unprompted only when its fixes are commands on the environment and
+  the name is a whole package, so the message decides the fix (`No module named 'yaml'`: install
+  it), not changes to code the record cannot see (`use .get()` for `KeyError: 'token_type_ids'`).
+  The two thresholds (`Knows`) were read off bench/fit_knows.py's grid over judged real pastes
+  (bench/wild/) and the labelled sets.
 """
 
 from __future__ import annotations

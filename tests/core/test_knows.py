@@ -167,3 +167,23 @@ def test_half_the_fixes_commands_is_enough_a_third_is_not() -> None:
 )
 def test_a_fix_is_a_command_when_its_first_line_runs_one(how: str, command: bool) -> None:
     assert (command_share(record("x", fixes=(how,))) == 1.0) is command
+
+
+def test_a_python_record_never_answers_a_go_panic() -> None:
+    assert crosses(record("index out of range", "python"), "go", named=False)
+    assert not crosses(record("index out of range", "python"), "python", named=False)
+    assert crosses(record("index out of range", "pytorch"), "node", named=False)
+    assert not crosses(record("index out of range", "pytorch"), "python", named=False)
+
+
+def test_the_line_a_regex_hit_is_found_among_the_pastes_last_400_lines() -> None:
+    """A regex may hit a line the extractor did not rank: that line is what the record is about
+    (here its own words make it a wording, not a template); past the last 400 lines it is not looked for."""
+    rec = record(r"cudnn library: [0-9.]+ but source was compiled with")
+    hit = "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0"
+    tail = PY_TRACEBACK + "UnimplementedError: Graph execution error: 'node_17'\n"
+    near = knows_of(rec, hit + "\n" + "log line\n" * 390 + tail)
+    assert near.own > 1.25 and Knows().knows(near)
+    far = knows_of(rec, hit + "\n" + "log line\n" * 400 + tail)
+    assert far.own == 0 and far.absorbed == 1  # judged on the best error line: a name the record leaves out
+    assert not Knows().knows(far)

@@ -299,3 +299,22 @@ async def test_reaction_aliases_vote_and_a_rejected_answer_takes_no_reaction_vot
     await bot.idle()
     stats = read_store().stats()
     assert (stats.votes_up, stats.votes_down) == (1, 1)  # on any workaround of the record
+
+
+async def test_the_pasted_line_heads_the_answer_and_still_does_after_a_vote(bot: Bot) -> None:
+    """#35: the person's own error (step 77), not the record's example (step 1000), heads the
+    answer, posted and re-rendered with new counts."""
+    paste = (
+        'Traceback (most recent call last):\n  File "t.py", line 9, in <module>\n'
+        "RuntimeError: Loss is NaN or Inf at step 77"
+    )
+    message = await bot.paste(paste)
+    answer = await bot.answer_to(message)
+    head = answer["blocks"][0]["text"]["text"]
+    assert head.startswith(
+        "*RuntimeError: Loss is NaN or Inf at step 77*\nRuntimeError: Loss is NaN or Inf at step 1000"
+    )
+    await bot.click(answer, buttons(answer, "errfix_vote_up")[0])
+    await bot.idle()
+    assert bot.fake.calls("chat.update")
+    assert current(bot, answer)["blocks"][0]["text"]["text"] == head

@@ -347,3 +347,10 @@ def test_the_newest_team_records_come_first_and_five_by_default(store: Store, mo
         [Record.model_validate(minimal(rid, verification_tier="team")) for rid in ["team/h", "team/g"]]
     )
     assert store.newest_team_ids(limit=3) == ["team/g", "team/h", "team/e"]  # saved together: by id
+
+
+def test_a_reply_keeps_whether_it_was_general_advice(store: Store) -> None:
+    """#35: a re-render after a vote must say "general advice" again (m011_reply_kind_only)."""
+    store.record_reply(Reply("C", "2", "1", "1", "t/a", 0.9, kind_only=True))
+    store.record_reply(Reply("C", "3", "1", "1", "t/a", 0.9))
+    assert [store.reply("C", ts).kind_only for ts in ("2", "3")] == [True, False]  # type: ignore[union-attr]
