@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from bot.core.schedule import Schedule, parse_schedule
 from bot.errors import InvalidInput
 
 DEFAULT_DB = "errfix.db"
@@ -83,6 +84,32 @@ class Settings(DatabaseSettings):
     shutdown_timeout: int = Field(default=DEFAULT_SHUTDOWN_TIMEOUT, validation_alias="ERRFIX_SHUTDOWN_TIMEOUT")
     secret_notice: bool = Field(default=True, validation_alias="ERRFIX_SECRET_NOTICE")
     retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, validation_alias="ERRFIX_RETENTION_DAYS")
+    digest_at: str = Field(default="Mon 09:00", validation_alias="ERRFIX_DIGEST_AT")
+    digest_tz: str = Field(default="UTC", validation_alias="ERRFIX_DIGEST_TZ")
+
+    @field_validator("digest_at", mode="before")
+    @classmethod
+    def _digest_at(cls, raw: str) -> str:
+        """A weekday and a time (bot/core/schedule.py)."""
+        try:
+            parse_schedule(raw)
+        except ValueError as e:
+            raise ValueError(f"must be {e}") from None
+        return raw
+
+    @field_validator("digest_tz", mode="before")
+    @classmethod
+    def _digest_tz(cls, raw: str) -> str:
+        try:
+            parse_schedule("Mon 09:00", raw)
+        except ValueError as e:
+            raise ValueError(f"must be {e}") from None
+        return raw
+
+    @property
+    def digest_schedule(self) -> Schedule:
+        """When weekly digests are posted (`/errfix digest weekly`)."""
+        return parse_schedule(self.digest_at, self.digest_tz)
 
     @field_validator("max_replies_per_minute", "sync_interval", "sync_timeout", "shutdown_timeout", mode="before")
     @classmethod

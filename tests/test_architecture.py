@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "fakeslack": set(),
     "demo": {"core", "service", "slack", "serve", "fakeslack", "config", "errors"},
     "cli": {"core", "store", "service", "slack", "serve", "ops", "demo", "telemetry", "config", "errors"},
-    "config": {"errors"},
+    "config": {"core", "errors"},
     "errors": set(),
     "__main__": {"cli"},
 }

@@ -28,6 +28,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
             "• `/errfix loss nan`: search the known errors\n"
             "• `/errfix pytorch/loss-nan-step`: one record in full\n"
             "• `/errfix stats`: this team's numbers\n"
+            "• `/errfix here auto | mention | off`: how I answer in this channel\n"
+            "• `/errfix digest weekly | off | now`: a digest of the week's errors here\n"
             "• `/errfix help`: this text\n"
             "Paste a traceback in a channel I'm in and I answer in its thread when I'm sure; "
             "mention me (@errfix) to get my best guesses anyway."
@@ -37,6 +39,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
             "• `/errfix loss nan`：搜索已知的错误\n"
             "• `/errfix pytorch/loss-nan-step`：查看一条完整记录\n"
             "• `/errfix stats`：本团队的统计数据\n"
+            "• `/errfix here auto | mention | off`：我在本频道如何回复\n"
+            "• `/errfix digest weekly | off | now`：在这里发布本周错误周报\n"
             "• `/errfix help`：显示这段说明\n"
             "在我所在的频道里粘贴报错堆栈，我有把握时会在消息串里回复；"
             "想听我的猜测，就提及我（@errfix）。"
@@ -207,6 +211,85 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "home_candidates": {"en": "Candidates for new records.", "zh": "可以作为新记录的候选。"},
     "home_nothing_unmatched": {"en": "Nothing unmatched recently.", "zh": "最近没有未匹配的粘贴。"},
     # ---- teach (#17) ------------------------------------------------------------------------------
+    # ---- a channel's settings and digest (#38) ----------------------------------------------
+    "mode_auto": {"en": "*auto* (I answer pastes I'm sure of)", "zh": "*auto*（有把握时我会回复粘贴的错误）"},
+    "mode_mention": {
+        "en": "*mention* (I answer only @errfix and /errfix)",
+        "zh": "*mention*（我只回复 @errfix 和 /errfix）",
+    },
+    "mode_off": {"en": "*off* (I answer nothing and keep nothing)", "zh": "*off*（我不回复，也不保存任何内容）"},
+    "here_status": {"en": "errfix here: {mode} · digest: {digest}", "zh": "errfix 在本频道：{mode} · 周报：{digest}"},
+    "here_changed": {"en": "Last changed by {user} on {when}.", "zh": "最近由 {user} 于 {when} 修改。"},
+    "here_how": {
+        "en": "Change it: `/errfix here auto | mention | off` · `/errfix digest weekly | off | now`",
+        "zh": "修改：`/errfix here auto | mention | off` · `/errfix digest weekly | off | now`",
+    },
+    "here_note": {
+        "en": "{user} set errfix here to {mode}. `{cmd}` turns answers back on.",
+        "zh": "{user} 将本频道的 errfix 设为 {mode}。`{cmd}` 可恢复自动回复。",
+    },
+    "here_set": {"en": "errfix here is now {mode}.", "zh": "本频道的 errfix 现在是 {mode}。"},
+    "here_not_channel": {
+        "en": "Channel settings are for channels: say `/errfix here` in one.",
+        "zh": "频道设置只能在频道里使用：请在频道中输入 `/errfix here`。",
+    },
+    "here_off_mention": {
+        "en": "errfix is off in this channel, so I don't answer here. `/errfix here auto` (or `mention`) turns me on.",
+        "zh": "errfix 在本频道已关闭，所以我不在这里回复。`/errfix here auto`（或 `mention`）可重新开启。",
+    },
+    "here_erase_hint": {
+        "en": "What I kept of this channel before stays until `errfix forget-channel` or the retention purge.",
+        "zh": "此前保存的本频道内容会保留，直到运行 `errfix forget-channel` 或保留期清理。",
+    },
+    "digest_weekly_at": {"en": "weekly, {when}", "zh": "每周，{when}"},
+    "digest_off_short": {"en": "off", "zh": "关闭"},
+    "digest_set_weekly": {
+        "en": "A digest of the week's errors will be posted here every {when}.",
+        "zh": "每周 {when} 会在这里发布本周错误周报。",
+    },
+    "digest_set_off": {"en": "No weekly digest here any more.", "zh": "本频道不再发布每周周报。"},
+    "digest_not_in_channel": {
+        "en": "I'm not in this channel: invite @errfix first, then ask again.",
+        "zh": "我不在这个频道里：请先邀请 @errfix，然后再试。",
+    },
+    "digest_title": {"en": "errfix: the week's errors", "zh": "errfix：本周错误周报"},
+    "digest_period": {"en": "{since} to {until}", "zh": "{since} 至 {until}"},
+    "digest_counts": {
+        "en": "*{pastes}* errors pasted · *{answered}* answered",
+        "zh": "粘贴了 *{pastes}* 个错误 · 回复了 *{answered}* 个",
+    },
+    "digest_top_errors": {"en": "*Most frequent errors*", "zh": "*最常见的错误*"},
+    "digest_thread": {"en": "a thread", "zh": "一个讨论"},
+    "digest_latest": {"en": "latest thread", "zh": "最近的讨论"},
+    "digest_top_fixes": {"en": "*Fixes that worked most*", "zh": "*最有效的修复*"},
+    "digest_unanswered": {
+        "en": "*Pasted more than once, and no record answers them*: save the fix as a record",
+        "zh": "*多次粘贴但没有记录能回答的错误*：把修复方法保存为记录",
+    },
+    "digest_team": {"en": "*Records the team saved or voted on*", "zh": "*团队保存或投票的记录*"},
+    "digest_saved_one": {"en": "saved", "zh": "已保存"},
+    "digest_quiet": {"en": "A quiet week: nothing to report.", "zh": "平静的一周：没有需要报告的内容。"},
+    "digest_footer": {
+        "en": "Posted every {when} · `/errfix digest off` stops it",
+        "zh": "每 {when} 发布 · `/errfix digest off` 可停止",
+    },
+    "digest_footer_now": {
+        "en": "Asked with `/errfix digest now` · `/errfix digest weekly` posts one every week",
+        "zh": "由 `/errfix digest now` 生成 · `/errfix digest weekly` 每周发布一次",
+    },
+    "digest_fallback": {
+        "en": "errfix digest: {pastes} errors pasted, {answered} answered",
+        "zh": "errfix 周报：粘贴了 {pastes} 个错误，回复了 {answered} 个",
+    },
+    "home_channels": {"en": "Your channels", "zh": "你的频道"},
+    "home_no_channels": {
+        "en": "None yet: invite @errfix to a channel you are in.",
+        "zh": "暂无：把 @errfix 邀请到你所在的频道。",
+    },
+    "home_channels_how": {
+        "en": "In a channel: `/errfix here auto | mention | off` · `/errfix digest weekly | off | now`",
+        "zh": "在频道中：`/errfix here auto | mention | off` · `/errfix digest weekly | off | now`",
+    },
     "teach_off": {
         "en": "Teaching is off: I won't offer to save solved threads here.",
         "zh": "已关闭：我不会再在这里提议保存已解决的讨论。",

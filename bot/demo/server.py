@@ -45,7 +45,9 @@ from bot.slack.app import EVENTS_PATH, build_app, check_tokens
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 HOST = "127.0.0.1"
 ME = User("U_DEMO", "you")
-CHANNELS = {"C_GENERAL": "general", "D_ERRFIX": "errfix"}  # a channel errfix is in, and the DM with it
+# channels errfix is in (#ml-team said `/errfix here mention`), and the DM with it
+CHANNELS = {"C_GENERAL": "general", "C_ML_TEAM": "ml-team", "D_ERRFIX": "errfix"}
+QUIET = "C_ML_TEAM"
 COMMAND = "/errfix"
 MAX_TEXT = 40_000  # Slack's hard limit for a message
 MAX_SHOWN = 500  # messages per channel the page gets
@@ -97,6 +99,7 @@ class Demo:
                 max_replies_per_minute=self.replies_per_minute,
             )
             app = build_app(settings, self.errfix)
+            await self.errfix.set_channel_mode(QUIET, "mention", ME.id)  # what /errfix here mention did
             await check_tokens(app, settings, socket_mode=False)
             application = web_app(app, self.errfix, signing_secret=self.signing_secret)
             self._add_routes(application)

@@ -60,8 +60,15 @@ METHOD_SCOPES = {
     "views.open": "",
     "views.update": "",
     "chat.getPermalink": "",
+    "users.conversations": "",  # by `types`: see CONVERSATION_SCOPES
 }
 HISTORY_METHODS = frozenset({"conversations.replies", "conversations.history"})
+CONVERSATION_SCOPES = {
+    "public_channel": "channels:read",
+    "private_channel": "groups:read",
+    "im": "im:read",
+    "mpim": "mpim:read",
+}
 HISTORY_SCOPES = {"channel": "channels:history", "group": "groups:history", "im": "im:history", "mpim": "mpim:history"}
 # Web API methods that change what a person would see (they bump FakeSlack.version)
 CHANGING_METHODS = frozenset(
@@ -309,6 +316,7 @@ class FakeSlack:
         timer: Callable[[], float] = time.monotonic,
         post_rate: PostRate | None = PostRate(),
         max_calls: int | None = None,
+        members: dict[str, Iterable[str]] | None = None,
     ) -> None:
         self.token, self.app_token, self.strict_threads = token, app_token, strict_threads
         self.max_calls, self.version = max_calls, 0
@@ -316,6 +324,8 @@ class FakeSlack:
         self.timer, self.post_rate = timer, post_rate
         self.scopes: tuple[str, ...] = manifest_scopes() if scopes is None else tuple(scopes)
         self.mpims = set(mpims)
+        # who is in each channel (users.conversations); unless given, every person is in every channel
+        self.members: dict[str, set[str]] | None = None if members is None else {c: set(u) for c, u in members.items()}
         self.member_channels, self.other_channels = set(channels) | self.mpims, set(other_channels)
         self.users = {BOT_USER_ID: User(BOT_USER_ID, "errfix", is_bot=True)} | {user.id: user for user in users}
         self.root_url = ""  # "http://host:port/" plus any mount prefix; set by start()
@@ -344,6 +354,7 @@ class FakeSlack:
             "views.open": self._views_open,
             "views.update": self._views_update,
             "chat.getPermalink": self._permalink,
+            "users.conversations": self._user_conversations,
         }
         self.reset()
 
@@ -1110,6 +1121,43 @@ class FakeSlack:
         self.views.pop(view_id, None)
         self.version += 1
         return None
+
+    def in_channel(self, user: str, channel: str) -> bool:
+        if user == BOT_USER_ID:
+            return channel in self.member_channels
+        return user in self.users and (self.members is None or user in self.members.get(channel, set()))
+
+    def _user_conversations(self, params: JSON) -> JSON:
+        """The channels `user` (the caller when absent) is in, of `types` (public_channel unless
+        given), each type needing its read scope as Slack's does; a private channel or DM only
+        when the bot is in it too (a bot token sees no other)."""
+        types = [t.strip() for t in str(params.get("types") or "public_channel").split(",") if t.strip()]
+        for kind in types:
+            if kind not in CONVERSATION_SCOPES:
+                raise SlackError("invalid_types")
+            if CONVERSATION_SCOPES[kind] not in self.scopes:
+                raise SlackError("missing_scope", needed=CONVERSATION_SCOPES[kind], provided=",".join(self.scopes))
+        user = str(params.get("user") or BOT_USER_ID)
+        if user not in self.users:
+            raise SlackError("user_not_found")
+        kinds = {"channel": "public_channel", "group": "private_channel", "im": "im", "mpim": "mpim"}
+        found = []
+        for channel in sorted(self.member_channels | self.other_channels):
+            kind = kinds.get(self.kind(channel), "")
+            if kind not in types or not self.in_channel(user, channel):
+                continue
+            if kind != "public_channel" and channel not in self.member_channels:
+                continue
+            found.append(
+                {
+                    "id": channel,
+                    "name": channel.lower(),
+                    "is_channel": kind == "public_channel",
+                    "is_private": kind != "public_channel",
+                    "is_archived": False,
+                }
+            )
+        return {"channels": found, "response_metadata": {"next_cursor": ""}}
 
     def _permalink(self, params: JSON) -> JSON:
         channel = self._channel(params, member=False)

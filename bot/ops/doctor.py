@@ -31,7 +31,9 @@ from bot.store.upstream import state_key
 REQUIRED_SCOPES = (
     "app_mentions:read",
     "channels:history",
+    "channels:read",
     "groups:history",
+    "groups:read",
     "im:history",
     "mpim:history",
     "chat:write",

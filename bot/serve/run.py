@@ -3,7 +3,8 @@
 The command and its options are bot/cli/serve.py; this is what it runs. Settings errors raise
 `ConfigError` (an `ErrfixError`), which the CLI prints as one line with exit code 2.
 
-Once serving, it finishes the work the last run acknowledged and did not do (`bot.slack.jobs`).
+Once serving, it finishes the work the last run acknowledged and did not do (`bot.slack.jobs`),
+and posts the weekly digests of the channels that asked for one (`bot.slack.digest`).
 On SIGTERM or SIGINT errfix stops taking events (closes the socket, or stops listening), lets the
 events already taken finish for up to ERRFIX_SHUTDOWN_TIMEOUT seconds, then closes the store.
 """
@@ -27,7 +28,8 @@ from bot.serve.resync import resyncing
 from bot.serve.retention import purging
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler
-from bot.slack.deps import Activity, Jobs, Outbox
+from bot.slack.deps import Activity, Jobs, Outbox, Users
+from bot.slack.digest import Digests, posting_digests
 from bot.slack.jobs import Replayer, replaying
 from bot.telemetry import logs
 from bot.telemetry.metrics import Metrics
@@ -110,6 +112,7 @@ async def _serve_app(
             resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
             replaying(replayer),
             purging(errfix, settings.retention_days),
+            posting_digests(Digests(errfix, Outbox(log), Users(log), app.client, settings.digest_schedule)),
         ):
             await stop.wait()
         log.info("stopping: no new events; letting the ones in flight finish")

@@ -24,12 +24,14 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, TypeVar
 
+from bot.core.digest_view import ChannelView, DigestData
 from bot.core.draft import Draft, TeachForm
 from bot.core.matcher import Matcher
 from bot.core.records import Record
 from bot.core.views import Diagnosis, MatchView
 from bot.service.errfix import Entry, Erased, Errfix, query_words
 from bot.service.observer import Observer
+from bot.store.channels import Claim
 from bot.store.inbox import Inbox, Job, events_path
 from bot.store.learning import Paste, WeekCounts, WeekSummary
 from bot.store.store import Reply, Stats
@@ -261,6 +263,41 @@ class AsyncErrfix:
 
     async def teach_off(self, channel: str) -> bool:
         return await self._run(lambda s: s.teach_off(channel))
+
+    # ---- each channel's settings and digest (#38) -------------------------------------------
+
+    async def channel(self, channel: str) -> ChannelView:
+        return await self._run(lambda s: s.channel(channel))
+
+    async def channel_mode(self, channel: str) -> str:
+        return await self._run(lambda s: s.channel_mode(channel))
+
+    async def channel_views(self) -> list[ChannelView]:
+        return await self._run(lambda s: s.channel_views())
+
+    async def set_channel_mode(self, channel: str, mode: str, user_id: str) -> bool:
+        return await self._run(lambda s: s.set_channel_mode(channel, mode, user_id))
+
+    async def set_weekly_digest(self, channel: str, weekly: bool, user_id: str, now: datetime) -> bool:
+        return await self._run(lambda s: s.set_weekly_digest(channel, weekly, user_id, now))
+
+    async def weekly_channels(self) -> list[tuple[str, str]]:
+        return await self._run(lambda s: s.weekly_channels())
+
+    async def claim_digest(self, channel: str, slot: str) -> bool:
+        return await self._run(lambda s: s.claim_digest(channel, slot))
+
+    async def digest_posted(self, channel: str, slot: str, ts: str) -> None:
+        await self._run(lambda s: s.digest_posted(channel, slot, ts))
+
+    async def release_digest(self, channel: str, slot: str) -> None:
+        await self._run(lambda s: s.release_digest(channel, slot))
+
+    async def unposted_digests(self) -> list[Claim]:
+        return await self._run(lambda s: s.unposted_digests())
+
+    async def digest_data(self, channel: str, since: datetime, until: datetime) -> DigestData:
+        return await self._run(lambda s: s.digest_data(channel, since, until))
 
     async def team_home(self, limit: int = 5) -> tuple[list[MatchView], list[MatchView]]:
         return await self._run(lambda s: s.team_home(limit))

@@ -27,6 +27,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.core.digest_view import ChannelView, DigestData
 from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
@@ -43,6 +44,7 @@ from bot.service.observer import Observer, Quiet, VoteCast
 from bot.service.teach import form_problems
 from bot.store import audit, open_store
 from bot.store.audit import Entry
+from bot.store.channels import Channels, Claim
 from bot.store.files import DEFAULT_MAX_BYTES, LoadResult
 from bot.store.inbox import Inbox, events_path
 from bot.store.learning import Learned, Learning, Paste, WeekCounts, WeekSummary
@@ -138,6 +140,7 @@ class Errfix:
         self.actor = actor  # who the audit trail names for changes made here without a Slack user
         self.index_cache = index_cache and store.path != ":memory:"
         self.learning = Learning(store)
+        self.channels = Channels(store)
         self.privacy = Privacy(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
@@ -615,6 +618,43 @@ class Errfix:
     def teach_off(self, channel: str) -> bool:
         """Whether the channel opted out of "save this?" offers (`/errfix teach off`)."""
         return self.store.teach_off(channel)
+
+    # ---- each channel's settings and digest (#38) -------------------------------------------
+
+    def channel(self, channel: str) -> ChannelView:
+        return self.channels.get(channel)
+
+    def channel_mode(self, channel: str) -> str:
+        """`auto`, `mention` or `off` (`/errfix here`)."""
+        return self.channels.mode(channel)
+
+    def channel_views(self) -> list[ChannelView]:
+        """Every channel whose settings were ever changed."""
+        return self.channels.all()
+
+    def set_channel_mode(self, channel: str, mode: str, user_id: str) -> bool:
+        return self.channels.set_mode(channel, mode, actor=user_id)
+
+    def set_weekly_digest(self, channel: str, weekly: bool, user_id: str, now: datetime) -> bool:
+        return self.channels.set_weekly(channel, weekly, actor=user_id, now=now)
+
+    def weekly_channels(self) -> list[tuple[str, str]]:
+        return self.channels.weekly()
+
+    def claim_digest(self, channel: str, slot: str) -> bool:
+        return self.channels.claim_digest(channel, slot)
+
+    def digest_posted(self, channel: str, slot: str, ts: str) -> None:
+        self.channels.digest_posted(channel, slot, ts)
+
+    def release_digest(self, channel: str, slot: str) -> None:
+        self.channels.release_digest(channel, slot)
+
+    def unposted_digests(self) -> list[Claim]:
+        return self.channels.unposted()
+
+    def digest_data(self, channel: str, since: datetime, until: datetime) -> DigestData:
+        return self.channels.digest_data(channel, since, until)
 
     def export_team_records(self) -> Iterator[dict[str, Any]]:
         """`export_records`, team records only (`errfix export --team`)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -104,6 +105,7 @@ def build_app(
     pacer: Pacer | None = None,
     updates: Updates | None = None,
     jobs: Jobs | None = None,
+    now: Callable[[], datetime] | None = None,
 ) -> AsyncApp:
     """The app with its middleware (noise, dedupe, observe, rate limit) and listeners.
 
@@ -111,7 +113,8 @@ def build_app(
     `clock` drives the per-channel rate limit and the users.info cache; `metrics` collects what
     GET /metrics shows; `pacer` paces posts per channel (Slack's ~1/s; its own clock and sleep);
     `updates` re-renders answers after votes (coalesced, paced, retried; its own clock and sleep);
-    `jobs` finishes the work owed for acknowledged events (give the same one to a `Replayer`).
+    `jobs` finishes the work owed for acknowledged events (give the same one to a `Replayer`);
+    `now` is the wall clock of `/errfix digest` (the week a digest covers).
     """
     metrics = metrics or Metrics()
     app = AsyncApp(
@@ -132,6 +135,8 @@ def build_app(
         updates=updates or Updates(log),
         jobs=jobs or Jobs(errfix),
     )
+    if now is not None:
+        deps.now = now
     metrics.track_in_flight(lambda: deps.activity.running)
     app.use(AppRateLimited(metrics))
     app.use(RetryResponses(app.client.retry_handlers))

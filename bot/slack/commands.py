@@ -9,11 +9,13 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.digest_view import MODES, here_text, mode_note
 from bot.core.extract import extract
 from bot.core.messages import language, t
 from bot.core.redact import redact_text
 from bot.slack import teach_modal
 from bot.slack.deps import Deps, Listener
+from bot.slack.digest import post_digest
 from bot.slack.feedback import value_of
 
 HELP_WORDS = frozenset({"", "help", "-h", "--help", "?", "usage"})
@@ -62,6 +64,9 @@ def on_errfix(deps: Deps) -> Listener:
             said = t("teach_off" if word == "teach off" else "teach_on", locale)
             await respond(response_type="ephemeral", text=said)
             return
+        if word.split()[0:1] in (["here"], ["digest"]):  # a channel's settings and digest (#38)
+            await channel_command(deps, client, respond, command, word.split(), locale)
+            return
         if word == "stats":
             stats, week = await deps.errfix.stats(), await deps.errfix.week()
             counts = {
@@ -93,6 +98,46 @@ def on_errfix(deps: Deps) -> Listener:
         )
 
     return handle_errfix
+
+
+def _in_a_channel(command: dict[str, Any]) -> bool:
+    """Slash commands from a DM or group DM say so in channel_name; their ids start with D."""
+    name = str(command.get("channel_name") or "")
+    return not (
+        str(command.get("channel_id") or "").startswith("D") or name == "directmessage" or name.startswith("mpdm-")
+    )
+
+
+async def channel_command(
+    deps: Deps, client: AsyncWebClient, respond: AsyncRespond, command: dict[str, Any], words: list[str], locale: str
+) -> None:
+    """`/errfix here [auto|mention|off]` and `/errfix digest weekly|off|now` in a channel."""
+    channel, user = str(command.get("channel_id") or ""), str(command.get("user_id") or "")
+    if not _in_a_channel(command):
+        await respond(response_type="ephemeral", text=t("here_not_channel", locale))
+        return
+    schedule = deps.settings.digest_schedule.label()
+    verb, arg = words[0], (words[1] if len(words) > 1 else "")
+    if verb == "here" and arg in MODES:
+        if await deps.errfix.set_channel_mode(channel, arg, user):
+            note = mode_note(arg, user, locale)
+            await deps.outbox.post(client, channel=channel, text=note)  # the channel sees who changed it
+        said = t("here_set", locale, mode=t(f"mode_{arg}", locale))
+        hint = "\n" + t("here_erase_hint", locale) if arg == "off" else ""
+        await respond(response_type="ephemeral", text=said + hint)
+    elif verb == "digest" and arg in ("weekly", "off"):
+        await deps.errfix.set_weekly_digest(channel, arg == "weekly", user, deps.now())
+        said = t("digest_set_weekly", locale, when=schedule) if arg == "weekly" else t("digest_set_off", locale)
+        await respond(response_type="ephemeral", text=said)
+    elif verb == "digest" and arg == "now":
+        ts = await post_digest(
+            deps.errfix, deps.outbox, deps.users, client, deps.settings.digest_schedule, channel=channel, now=deps.now()
+        )
+        if ts is None:
+            await respond(response_type="ephemeral", text=t("digest_not_in_channel", locale))
+    else:  # `/errfix here` alone, or a word it does not know: the channel's settings and how to change them
+        view = await deps.errfix.channel(channel)
+        await respond(response_type="ephemeral", text=here_text(view, schedule, locale))
 
 
 def on_share(deps: Deps) -> Listener:

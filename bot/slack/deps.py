@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
@@ -265,3 +266,4 @@ class Deps:
     jobs: Jobs
     updates: Updates = field(default_factory=lambda: Updates(logging.getLogger("errfix.slack")))
     activity: Activity = field(default_factory=Activity)
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))  # wall time: digests (#38)

@@ -13,9 +13,11 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core import blocks as kit
+from bot.core.digest_view import ChannelView, home_channels_blocks
 from bot.core.messages import language, t
 from bot.core.teach_view import team_home_blocks
 from bot.slack import commands, feedback, teach_modal
@@ -45,11 +47,14 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
     """Answer in the message's thread when the matcher is sure (in a DM or group DM: always);
     a DM that is no error gets the usage text (with `usage`: not again for its edits)."""
     channel, ts = str(event["channel"]), str(event["ts"])
+    kind = event.get("channel_type")
+    direct = kind in DIRECT  # a group DM's errors are answered like a DM's
+    mode = "auto" if direct else await deps.errfix.channel_mode(channel)  # `/errfix here` (#38)
+    if mode == "off":
+        return  # errfix says nothing there and keeps nothing of it
     paste = await deps.files.paste(client, event)
     await warn_of_secrets(deps, client, event, paste.text)
     diagnosis = await deps.errfix.diagnose(paste.text)
-    kind = event.get("channel_type")
-    direct = kind in DIRECT  # a group DM's errors are answered like a DM's
     chatter = not diagnosis.is_error and not diagnosis.matches
     if kind == "im" and not diagnosis.is_error:  # words, not a paste: the search /errfix runs, once per message
         claim = partial(claim_answer, deps, channel, ts)
@@ -65,7 +70,8 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         return
     if chatter and kind in DIRECT:  # in a group DM people talk to each other, not to errfix
         return
-    answer = (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
+    # in a `mention` channel pastes are counted (the digest, the App Home) but answered only when asked
+    answer = mode == "auto" and (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
     answer = answer and await claim_answer(deps, channel, ts)
     author = str(event.get("user") or "")  # kept with the paste so `errfix forget-user` finds it
     await deps.errfix.log_paste(
@@ -87,6 +93,9 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     """The answer to a mention: the message's error, else the thread's (`@errfix ?` under a paste)."""
     if not await claim_answer(deps, str(event["channel"]), str(event["ts"])):
         return
+    if event.get("channel_type") not in DIRECT and await deps.errfix.channel_mode(str(event["channel"])) == "off":
+        await _say_off(deps, client, event)
+        return
     paste = await deps.files.paste(client, event)
     await warn_of_secrets(deps, client, event, paste.text)
     diagnosis = await deps.errfix.diagnose(_MENTION.sub(" ", paste.text))
@@ -103,6 +112,13 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     if not diagnosis.is_error and await answer_words(deps, client, event, words, diagnosis, paste.notes):
         return  # words, not a paste: the search /errfix runs, "not sure" when it is
     await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
+
+
+async def _say_off(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> None:
+    """A mention in an `off` channel: one line, to the person only, saying how to turn errfix on."""
+    user = str(event.get("user") or "")
+    locale = language((await deps.users.get(client, user)).locale, str(event.get("text") or ""))
+    await client.chat_postEphemeral(channel=str(event["channel"]), user=user, text=t("here_off_mention", locale))
 
 
 async def answer_edit(deps: Deps, client: AsyncWebClient, edit: dict[str, Any], mention: str) -> None:
@@ -135,9 +151,45 @@ def on_home(deps: Deps) -> Listener:
         with_team = view["blocks"] + team_home_blocks(newest, helpful, locale)  # team records (#17), when they fit
         if kit.fits(with_team, kit.MAX_HOME_BLOCKS):
             view["blocks"] = with_team
+        schedule = deps.settings.digest_schedule.label()
+        mine = home_channels_blocks(await _channels_of(deps, client, user), schedule, locale)  # (#38)
+        if kit.fits(view["blocks"] + mine, kit.MAX_HOME_BLOCKS):
+            view["blocks"] = view["blocks"] + mine
         await client.views_publish(user_id=user, view=view)
 
     return handle_home
+
+
+CHANNEL_TYPES = "public_channel,private_channel"
+
+
+async def _conversations(client: AsyncWebClient, user: str | None) -> set[str]:
+    """The channels `user` (errfix itself when None) is in, as far as errfix may see them."""
+    found: set[str] = set()
+    cursor = ""
+    for _ in range(10):  # at most 2,000 channels: a Home tab shows 40
+        options: dict[str, Any] = {"types": CHANNEL_TYPES, "limit": 200, "exclude_archived": True}
+        if user:
+            options["user"] = user
+        if cursor:
+            options["cursor"] = cursor
+        resp = await client.users_conversations(**options)
+        found |= {str(c.get("id")) for c in resp.get("channels") or []}
+        cursor = str((resp.get("response_metadata") or {}).get("next_cursor") or "")
+        if not cursor:
+            break
+    return found
+
+
+async def _channels_of(deps: Deps, client: AsyncWebClient, user: str) -> list[ChannelView]:
+    """The channels errfix is in that `user` is in too, with their settings; none (and a log
+    line) when Slack refuses, e.g. an install from before channels:read and groups:read."""
+    try:
+        both = await _conversations(client, user) & await _conversations(client, None)
+    except SlackApiError as e:
+        deps.logger.warning("errfix: cannot list channels for the Home tab: %s", e.response.get("error"))
+        return []
+    return [await deps.errfix.channel(c) for c in sorted(both)]
 
 
 async def ignore_event() -> None:

@@ -13,6 +13,7 @@ the edit replies are in the language of the person using them (their Slack local
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -114,10 +115,10 @@ async def nudge(deps: Deps, client: AsyncWebClient, *, channel: str, ts: str, us
 
     Only when the reaction is the paste's author's, on a reply (not the paste) in a thread errfix
     did not answer, whose first message holds an error; at most once per thread, and never in a
-    channel that said `/errfix teach off`. True when the offer was made.
+    channel that said `/errfix teach off` or `/errfix here mention|off`. True when the offer was made.
     """
-    if await deps.errfix.teach_off(channel):
-        return False
+    if await deps.errfix.teach_off(channel) or await deps.errfix.channel_mode(channel) != "auto":
+        return False  # `/errfix teach off`, or a channel where errfix speaks only when asked (#38)
     thread = await deps.outbox.thread(client, channel=channel, ts=ts)
     root = thread[0] if thread else {}
     root_ts = str(root.get("ts") or "")
@@ -252,5 +253,7 @@ async def _not_saved(deps: Deps, form: TeachForm, meta: TeachMeta, lang: str, er
 def register(app: AsyncApp, deps: Deps) -> None:
     """The shortcut, the nudge's button and the modal's submission, tracked like every listener."""
     app.shortcut(TEACH_SHORTCUT)(deps.activity.track(on_teach_shortcut(deps)))
-    app.action(TEACH_OPEN)(deps.activity.track(on_teach_button(deps)))
+    app.action(re.compile(rf"^{TEACH_OPEN}(?::\d+)?$"))(  # the digest's buttons carry :n
+        deps.activity.track(on_teach_button(deps))
+    )
     app.view(TEACH_SUBMIT)(deps.activity.track(on_teach_submit(deps)))

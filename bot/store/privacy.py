@@ -12,7 +12,8 @@
   people's votes on one fix never collide into one) and nothing links the rows to each other or
   to the person. Their older audit entries stay, naming `forgotten` as the actor and without the
   alias or line they taught.
-* `forget_channel(channel)`: that channel's pastes, replies and rejections made there go; votes
+* `forget_channel(channel)`: that channel's pastes, replies, rejections made there, its settings
+  and digest claims (`Channels.forget`) go; votes
   on answers there stay counted with the answer's key detached (its seen keys and owed jobs go
   from the events file: `Inbox.forget_channel`).
 
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from bot.store import audit
+from bot.store.channels import Channels
 from bot.store.store import Store
 
 DETACHED = "'forgotten:' || lower(hex(randomblob(8)))"  # SQL: a fresh token per row
@@ -117,15 +119,19 @@ class Privacy:
         """Erase one channel's traces (see the module docstring)."""
         with self.store.write_transaction():
             q = self.db.execute
-            counts = {
-                "pastes": q("DELETE FROM pastes WHERE channel = ?", [channel]).rowcount,
-                "replies": q("DELETE FROM replies WHERE channel = ?", [channel]).rowcount,
-                "rejections": q("DELETE FROM rejections WHERE channel = ?", [channel]).rowcount,
-                "votes": q(
-                    f"UPDATE votes SET reply_key = {DETACHED} WHERE substr(reply_key, 1, ?) = ?",
-                    [len(channel) + 1, f"{channel}:"],
-                ).rowcount,
-            } | (extra or {})
+            counts = (
+                {
+                    "pastes": q("DELETE FROM pastes WHERE channel = ?", [channel]).rowcount,
+                    "replies": q("DELETE FROM replies WHERE channel = ?", [channel]).rowcount,
+                    "rejections": q("DELETE FROM rejections WHERE channel = ?", [channel]).rowcount,
+                    "votes": q(
+                        f"UPDATE votes SET reply_key = {DETACHED} WHERE substr(reply_key, 1, ?) = ?",
+                        [len(channel) + 1, f"{channel}:"],
+                    ).rowcount,
+                }
+                | Channels(self.store).forget(channel)
+                | (extra or {})
+            )
             done = Erased("forget-channel", channel, {k: int(v) for k, v in counts.items()})
             if counts["rejections"]:
                 self.store.bump_version()

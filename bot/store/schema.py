@@ -251,6 +251,31 @@ def m011_reply_kind_only(db: Database) -> None:
     db.execute("ALTER TABLE replies ADD COLUMN kind_only INTEGER NOT NULL DEFAULT 0")
 
 
+@migrations()
+def m012_channel_settings(db: Database) -> None:
+    """Each channel's choice of how errfix speaks there and whether it gets a weekly digest (#38),
+    keyed on the channel id (a rename keeps it), and each weekly digest claimed or posted, so one
+    is posted per channel and week across restarts and crashes."""
+    db.execute(
+        """CREATE TABLE channel_settings (
+            channel TEXT PRIMARY KEY,
+            mode TEXT NOT NULL DEFAULT 'auto' CHECK (mode IN ('auto', 'mention', 'off')),
+            weekly_since TEXT,
+            changed_by TEXT NOT NULL DEFAULT '',
+            changed_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE digests (
+            channel TEXT NOT NULL,
+            slot TEXT NOT NULL,
+            ts TEXT,
+            claimed_at TEXT NOT NULL,
+            PRIMARY KEY (channel, slot)
+        )"""
+    )
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
     m.__name__
     for m in (
@@ -265,6 +290,7 @@ MIGRATION_NAMES: tuple[str, ...] = tuple(
         m009_scrub_secrets,
         m010_compact_after_scrub,
         m011_reply_kind_only,
+        m012_channel_settings,
     )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)

@@ -206,3 +206,21 @@ def test_errfix_demo_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> Non
     assert result.err.strip().splitlines() == [
         f"errfix: cannot listen on 127.0.0.1:{port}: it is in use; pass another --port"
     ]
+
+
+async def test_ml_team_answers_only_when_asked_and_digest_now_works_there(
+    demo: Demo, session: aiohttp.ClientSession
+) -> None:
+    status, sent = await api(session, demo, "message", {"channel": "C_ML_TEAM", "text": PASTE})
+    assert status == 200 and sent["ok"]
+    assert demo.errfix is not None
+    for _ in range(600):  # the paste is counted once its listener has run
+        if (await demo.errfix.week()).pastes:
+            break
+        await asyncio.sleep(0.05)
+    status, sent = await api(session, demo, "message", {"channel": "C_ML_TEAM", "text": "/errfix digest now"})
+    assert status == 200 and sent == {"ok": True}
+    digest = await demo.fake.wait_for("chat.postMessage", lambda c: c.ok, timeout=30)
+    assert digest.params["channel"] == "C_ML_TEAM" and "thread_ts" not in digest.params  # no answer came first
+    assert "*1* errors pasted · *0* answered" in json.dumps(digest.params["blocks"], ensure_ascii=False)
+    assert [c["name"] for c in (await state(session, demo))["channels"]] == ["general", "ml-team", "errfix"]

@@ -88,7 +88,7 @@ async def test_missing_scopes_are_named_with_what_to_do(
     fake.scopes = ("chat:write", "commands", "channels:history")
     checks = by_name(await doctor.run(env_file=None, db=str(db), http=True))
     scopes = checks["slack.scopes"]
-    assert scopes.status == "fail" and "missing app_mentions:read, groups:history" in scopes.detail
+    assert scopes.status == "fail" and "missing app_mentions:read, channels:read, groups:history" in scopes.detail
     assert "reinstall" in scopes.line() and "deploy/slack-manifest.yml" in scopes.line()
 
 

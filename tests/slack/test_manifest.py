@@ -10,7 +10,8 @@ import ast
 import re
 from pathlib import Path
 
-from bot.fakeslack.web_api import HISTORY_METHODS, HISTORY_SCOPES, METHOD_SCOPES, manifest_scopes
+from bot.fakeslack.web_api import CONVERSATION_SCOPES, HISTORY_METHODS, HISTORY_SCOPES, METHOD_SCOPES, manifest_scopes
+from bot.slack.listeners import CHANNEL_TYPES
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "deploy" / "slack-manifest.yml"
@@ -81,7 +82,9 @@ def test_the_code_calls_these_web_api_methods() -> None:
         "views.publish",
         "files.info",
         "views.open",  # the teach modal (#17)
-        "chat.getPermalink",  # the thread a team record was taught in, for its sources
+        "chat.getPermalink",  # the thread a team record was taught in, for its sources; digest links
+        "conversations.history",  # a weekly digest errfix may have posted before a crash (#38)
+        "users.conversations",  # the App Home's channels of the person looking (#38)
     }
 
 
@@ -112,6 +115,8 @@ def test_every_scope_a_call_needs_is_asked_for_and_every_scope_asked_for_is_used
         assert method in METHOD_SCOPES or method in HISTORY_METHODS, f"the fake does not know {method}'s scope"
         # a thread can be read in every kind of channel errfix hears messages from
         needed |= {HISTORY_SCOPES[k] for k in kinds} if method in HISTORY_METHODS else {METHOD_SCOPES[method]}
+        if method == "users.conversations":  # its scopes follow the types asked for
+            needed |= {CONVERSATION_SCOPES[t] for t in CHANNEL_TYPES.split(",")}
     needed |= {scope for subs in EVENT_SUBSCRIPTIONS.values() for event, scope in subs.items() if event in events}
     if 'app.command("/errfix")' in code:
         needed.add("commands")

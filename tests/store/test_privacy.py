@@ -256,7 +256,10 @@ def test_forget_channel_removes_that_channels_rows_and_keeps_its_votes_counted(s
 
     done = Privacy(store).forget_channel("C1", actor="cli:ops", extra={"seen_events": 2, "jobs": 1})
 
-    assert done.counts == {"pastes": 1, "replies": 1, "rejections": 1, "votes": 2, "seen_events": 2, "jobs": 1}
+    assert done.counts == {
+        **{"pastes": 1, "replies": 1, "rejections": 1, "votes": 2, "seen_events": 2, "jobs": 1},
+        **{"channel_settings": 0, "digests": 0},
+    }
     assert store.tallies(RID) == tallies == {w0: Tally(3, 0), w1: Tally(0, 2)}
     assert [r[0] for r in store.db.execute("SELECT DISTINCT channel FROM pastes")] == ["C2"]
     assert [r[0] for r in store.db.execute("SELECT DISTINCT channel FROM replies")] == ["C2"]

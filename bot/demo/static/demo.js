@@ -24,7 +24,8 @@
   const state = {
     data: null,
     version: -1,
-    view: "channel", // "channel" (#general), "home" or "messages" (the errfix app's tabs)
+    view: "channel", // "channel" (the one in `channel`), "home" or "messages" (the errfix app's tabs)
+    channel: GENERAL, // the channel shown when view is "channel"
     thread: null, // {channel, ts} of the open thread
     awaiting: new Map(), // "channel/ts" of my messages whose thread opens when errfix answers
     expanded: new Set(),
@@ -585,7 +586,7 @@
   }
 
   function currentChannel() {
-    return state.view === "channel" ? GENERAL : DM;
+    return state.view === "channel" ? state.channel : DM;
   }
 
   function renderSidebar() {
@@ -605,14 +606,20 @@
       return li;
     };
     for (const c of state.data.channels.filter((x) => x.kind !== "im")) {
-      channels.append(item(`# ${c.name}`, state.view === "channel", () => show("channel")));
+      channels.append(item(`# ${c.name}`, state.view === "channel" && state.channel === c.id, () => show("channel", c.id)));
     }
     apps.append(item("errfix", state.view !== "channel", () => show("home"), "app-item"));
   }
 
-  function show(view) {
-    if (view === state.view) return;
+  function channelName(id) {
+    const found = state.data && state.data.channels.find((c) => c.id === id);
+    return found ? found.name : "general";
+  }
+
+  function show(view, channel) {
+    if (view === state.view && (!channel || channel === state.channel)) return;
     state.view = view;
+    if (channel) state.channel = channel;
     state.thread = null;
     state.stick.channel = true;
     if (view === "home") post("/demo/api/home", {});
@@ -621,15 +628,19 @@
 
   function renderHeader() {
     const general = state.view === "channel";
-    $("channel-title").textContent = general ? "# general" : "errfix";
+    const name = channelName(state.channel);
+    const quiet = state.channel !== GENERAL;
+    $("channel-title").textContent = general ? `# ${name}` : "errfix";
     $("channel-topic").textContent = general
-      ? "Paste an error: errfix answers in its thread"
+      ? quiet
+        ? "errfix here: mention (it answers @errfix and /errfix only) · try /errfix digest now"
+        : "Paste an error: errfix answers in its thread"
       : "The errfix app: its Home tab, and your direct messages with it";
     $("home-tabs").hidden = general;
     $("tab-home").classList.toggle("active", state.view === "home");
     $("tab-messages").classList.toggle("active", state.view === "messages");
-    document.title = general ? "#general · errfix demo" : "errfix · errfix demo";
-    $("channel-input").placeholder = general ? "Message #general" : "Message errfix";
+    document.title = general ? `#${name} · errfix demo` : "errfix · errfix demo";
+    $("channel-input").placeholder = general ? `Message #${name}` : "Message errfix";
     const home = state.view === "home";
     $("home").hidden = !home;
     $("channel-scroller").hidden = home;
@@ -639,7 +650,14 @@
   function renderIntro() {
     const intro = $("channel-intro");
     intro.replaceChildren();
-    if (state.view === "channel") {
+    if (state.view === "channel" && state.channel !== GENERAL) {
+      intro.append(el("h2", "", `This is the very beginning of #${channelName(state.channel)}`));
+      intro.append(mrkdwn(
+        "This channel said `/errfix here mention`: errfix counts the errors pasted here but answers only " +
+        "`@errfix`, DMs and `/errfix`. `/errfix here` shows the setting, `/errfix here auto` turns answers on, " +
+        "and `/errfix digest now` posts the week's digest of errors.",
+      ));
+    } else if (state.view === "channel") {
       intro.append(el("h2", "", "This is the very beginning of #general"));
       intro.append(mrkdwn(
         "Paste a traceback or a failing log line, or pick an example below. errfix is in this channel: " +
@@ -716,7 +734,7 @@
       $("app").classList.remove("thread-open");
       return;
     }
-    $("thread-channel").textContent = channel === GENERAL ? "# general" : "errfix";
+    $("thread-channel").textContent = channel === DM ? "errfix" : `# ${channelName(channel)}`;
     const replies = (c.threads.get(ts) || []).map((m) => ({ kind: "message", message: m }));
     const extras = c.threadEphemerals.get(ts) || [];
     const items = [{ ...root, inThread: true }, ...[...replies, ...extras]
