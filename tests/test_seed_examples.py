@@ -6,6 +6,7 @@ the record `<domain>/<slug>`. Each is diagnosed against a database holding only 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,3 +122,22 @@ def test_every_seed_has_an_example(seeds: dict[str, Record]) -> None:
 def test_every_example_belongs_to_a_seed(seeds: dict[str, Record]) -> None:
     orphans = sorted(name for name in EXAMPLE_NAMES if example_id(EXAMPLES / name) not in seeds)
     assert not orphans, f"examples for records that are not bundled: {orphans}"
+
+
+def test_a_grounded_seeds_examples_come_from_two_sources_or_more(seeds: dict[str, Record]) -> None:
+    """A record grounded in threads (its fixes cite them, #37) has example pastes copied from at
+    least two different public sources, each named in its folder's SOURCES.jsonl."""
+    urls: dict[str, str] = {}
+    for listing in EXAMPLES.rglob("SOURCES.jsonl"):
+        for line in listing.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            path = listing.parent / row["file"]
+            assert path.is_file(), f"{listing}: {row['file']} is not there"
+            urls[path.relative_to(EXAMPLES).as_posix()] = row["url"]
+    grounded = [rid for rid, rec in seeds.items() if any(w.sources for w in rec.workarounds)]
+    assert len(grounded) >= 100
+    for rid in grounded:
+        mine = [n for n in EXAMPLE_NAMES if example_id(EXAMPLES / n) == rid]
+        unnamed = [n for n in mine if n not in urls]
+        assert not unnamed, f"{rid}: examples without a source: {unnamed}"
+        assert len({urls[n] for n in mine}) >= 2, f"{rid}: examples from fewer than two sources"

@@ -63,6 +63,18 @@ LANGUAGE_OF_DOMAIN = {
     "django": "python",
     "flask": "python",
     "fastapi": "python",
+    "pydantic": "python",
+    "uvicorn": "python",
+    "celery": "python",
+    "sqlalchemy": "python",
+    "http": "python",
+    "deepspeed": "python",
+    "accelerate": "python",
+    "bitsandbytes": "python",
+    "flashattn": "python",
+    "apex": "python",
+    "diffusers": "python",
+    "vllm": "python",
     "node": "node",
     "nextjs": "node",
     "react": "node",
@@ -195,6 +207,8 @@ class Knowing:
     own: float  # the regex's own words (not function words or the class name) the line holds, by rarity
     bare: bool  # the regex has no own words: it says nothing but the class (`AssertionError`)
     commands: float  # command_share: the fixes act on the environment, not on code
+    matched: bool = True  # the record's regex matches the paste (not a look-alike by wording alone)
+    other_name: bool = False  # the regex quotes a name ('module') where the line quotes another ('NoneType')
 
 
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -216,6 +230,11 @@ def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
 def _own_words(text: str) -> set[str]:
     """Content words, less function words and exception class names (`…Error`, `…Exception`)."""
     return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and not w.endswith(_CLASS_ENDINGS)}
+
+
+def _quoted_literals(pattern: str) -> set[str]:
+    """The names a regex quotes literally (`'module' object is not callable`: module)."""
+    return {m.group(1).lower() for m in _QUOTED.finditer(pattern) if re.fullmatch(r"[\w.-]+", m.group(1))}
 
 
 def knowing(
@@ -243,6 +262,8 @@ def knowing(
         own=round(sum(rarity(w) for w in (own - codes) & line_words) + CODE_WEIGHT * len(codes), 4),
         bare=not own,
         commands=round(command_share(rec), 4),
+        matched=matches(raw),
+        other_name=bool(quoted) and bool(regex_quoted := _quoted_literals(rec.regex)) and not regex_quoted & quoted,
     )
 
 
@@ -255,8 +276,9 @@ class Knows:
     for it: the line's names are left to its wildcards (or it says nothing but the class) and the
     regex's own words in the line are few (`object has no attribute`, not `Pool overlaps with
     other one on this address space`). Such a record still knows the error when its fixes are
-    commands on the environment and the name is a whole package, not a path inside one: the
-    message decides the fix (`No module named 'yaml'`: install it where the code runs).
+    commands on the environment, its regex matched the paste, and the name is a whole package, not
+    a path inside one: the message decides the fix (`No module named 'yaml'`: install it where the
+    code runs).
     """
 
     template_words: float = 1.25  # a regex whose own words in the line are at most this many is a template
@@ -264,4 +286,9 @@ class Knows:
 
     def knows(self, k: Knowing) -> bool:
         template = (k.absorbed > 0 or k.bare) and k.own <= self.template_words
-        return not template or (k.commands >= self.commands and not k.dotted)
+        # the fixes act on the named thing only when the regex did name it: a record that matched
+        # the paste by wording alone ('DeepSpeedCPUAdam' object has no attribute … for 'Trainer'
+        # object has no attribute 'test') has no say over its name
+        if not k.matched and k.other_name:
+            return False  # like the error in wording, but about another name: a look-alike
+        return not template or (k.matched and k.commands >= self.commands and not k.dotted)

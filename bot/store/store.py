@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from bot.core.cjk import cjk_split
+from bot.core.cjk import cjk_split, has_cjk
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
 from bot.core.search_query import search_query
@@ -111,7 +111,8 @@ class Stats:
 
 
 COMMON_SHARE = 0.05  # a search word in more than this share of records is left out (search_fts)...
-COMMON_MIN = 50  # ...once it is in more records than this too, so a small store keeps its words
+COMMON_MIN = 200  # ...once it is in more records than this too, so a small store keeps its words
+PHRASE_MIN = 50  # a synonym phrase is left out for a common word (PHRASE_SHARE) only past this many records
 DF_CACHE = 100_000  # words whose record counts are kept between searches
 RAREST = 3  # words (and synonyms) searched however common, when no other is searched
 SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
@@ -406,11 +407,18 @@ class Store:
         n = self._searched_count()
         common = max(COMMON_MIN, COMMON_SHARE * n)
         terms = sorted((t for t in query.terms if df[t]), key=lambda t: (df[t], t))
-        kept = [t for t in terms if df[t] <= common][:SEARCH_TERMS] or terms[:RAREST]
+        usable = [t for t in terms if df[t] <= common]
+        # Chinese is searched as character pairs, and a pair across two words is rare without
+        # meaning anything: the rarest ten of them must not crowd out the query's other words
+        # (`pip`, `docker`), so each script gets its own ten
+        kept = [
+            *[t for t in usable if has_cjk(t)][:SEARCH_TERMS],
+            *[t for t in usable if not has_cjk(t)][:SEARCH_TERMS],
+        ] or terms[:RAREST]
         # a synonym costs every row its commonest word is in: the cheapest three, then the
         # others none of whose words is common, as for the user's own words
         costs = [(max(df[t] for t in p.split()), k, p) for k, p in enumerate(query.synonyms)]
-        phrase_cap = max(COMMON_MIN, PHRASE_SHARE * n)
+        phrase_cap = max(PHRASE_MIN, PHRASE_SHARE * n)
         found = [(d, p) for d, _, p in sorted(costs) if d <= phrase_cap and min(df[t] for t in p.split()) > 0]
         synonyms = [*(p for _, p in found[:RAREST]), *(p for d, p in found[RAREST:] if d <= common)][:SEARCH_SYNONYMS]
         scores: dict[int, float] = {}

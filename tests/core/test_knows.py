@@ -187,3 +187,26 @@ def test_the_line_a_regex_hit_is_found_among_the_pastes_last_400_lines() -> None
     far = knows_of(rec, hit + "\n" + "log line\n" * 400 + tail)
     assert far.own == 0 and far.absorbed == 1  # judged on the best error line: a name the record leaves out
     assert not Knows().knows(far)
+
+
+def test_command_fixes_speak_for_the_named_thing_only_when_the_regex_matched_the_paste() -> None:
+    """A record found by wording alone ('DeepSpeedCPUAdam' … for 'Trainer' … 'test') has no say
+    over the paste's name, however much its fixes are commands."""
+    rec = record(
+        r"'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'",
+        fixes=("DS_BUILD_CPU_ADAM=1 pip install deepspeed", "pip install --force-reinstall deepspeed"),
+    )
+    k = knows_of(rec, PY_TRACEBACK + "AttributeError: 'Trainer' object has no attribute 'test'\n", rarity=0.3)
+    assert (k.matched, k.commands) == (False, 1.0) and k.own <= 1.25
+    assert not Knows().knows(k)
+    matched = knows_of(rec, PY_TRACEBACK + "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'\n")
+    assert matched.matched and Knows().knows(matched)
+
+
+def test_a_regex_quoting_another_name_than_the_paste_is_a_look_alike() -> None:
+    rec = record(r"'module' object is not callable")
+    k = knows_of(rec, PY_TRACEBACK + "TypeError: 'NoneType' object is not callable\n", rarity=1.0)
+    assert (k.matched, k.other_name) == (False, True) and k.own > 1.25  # not a template: its own words are rare
+    assert not Knows().knows(k)
+    same = knows_of(rec, PY_TRACEBACK + "TypeError: 'module' object is not callable\n", rarity=1.0)
+    assert (same.matched, same.other_name) == (True, False) and Knows().knows(same)

@@ -1,9 +1,10 @@
 """Which of a user's words the keyword search asks the index for, pinned with this test's own
-numbers (#20): a word in more than 5% of the records and more than 50 of them is left out, unless
+numbers (#20): a word in more than 5% of the records and more than 200 of them is left out, unless
 all are: then the rarest three are searched; at most the ten rarest words are searched; a synonym
 with a word in more than 30% of the records (and 50) is left out, and at most eight are searched.
 Each of COMMON_SHARE, COMMON_MIN, RAREST, SEARCH_TERMS, PHRASE_SHARE and SEARCH_SYNONYMS planted
-alone passed the suite before these."""
+alone passed the suite before these. (The 200 was 50 until the bundled seeds grew past 300 records:
+then `docker`, in 54 of them, was left out of `permission denied on docker command execution`.)"""
 
 from __future__ import annotations
 
@@ -23,25 +24,27 @@ def found(store: Store, words: str) -> set[str]:
     return {rid for rid, _ in store.search_fts(words, limit=2000)}
 
 
-def test_in_a_small_store_a_word_in_fifty_records_is_searched_and_in_fifty_one_is_not(store: Store) -> None:
-    fifty = add(store, "widget", 50)
+def test_in_a_small_store_a_word_in_two_hundred_records_is_searched_and_in_two_hundred_one_is_not(
+    store: Store,
+) -> None:
+    many = add(store, "widget", 200)
     sprocket = add(store, "sprocket", 1)
-    assert found(store, "widget sprocket") == {*fifty, *sprocket}  # 50 of 51: kept
-    add(store, "widget", 1, start=50)
-    assert found(store, "widget sprocket") == set(sprocket)  # 51 of 52: over 50 (and 5%), left out
+    assert found(store, "widget sprocket") == {*many, *sprocket}  # 200 of 201: kept
+    add(store, "widget", 1, start=200)
+    assert found(store, "widget sprocket") == set(sprocket)  # 201 of 202: over 200 (and 5%), left out
 
 
 def test_in_a_big_store_a_word_in_five_percent_of_the_records_is_searched(store: Store) -> None:
-    add(store, "filler", 1_139)
-    widgets = add(store, "widget", 60)
+    add(store, "filler", 4_559)
+    widgets = add(store, "widget", 240)
     sprocket = add(store, "sprocket", 1)
-    assert found(store, "widget sprocket") == {*widgets, *sprocket}  # 60 of 1,200: 5%, kept
-    add(store, "widget", 1, start=60)
-    assert found(store, "widget sprocket") == set(sprocket)  # 61 of 1,201: over 5% (and 50), left out
+    assert found(store, "widget sprocket") == {*widgets, *sprocket}  # 240 of 4,800: 5%, kept
+    add(store, "widget", 1, start=240)
+    assert found(store, "widget sprocket") == set(sprocket)  # 241 of 4,801: over 5% (and 200), left out
 
 
 def test_a_query_of_common_words_only_searches_its_rarest_three(store: Store) -> None:
-    sets = {word: add(store, word, n) for word, n in (("alpha", 51), ("bravo", 52), ("delta", 53), ("golf", 54))}
+    sets = {word: add(store, word, n) for word, n in (("alpha", 201), ("bravo", 202), ("delta", 203), ("golf", 204))}
     assert found(store, "golf delta bravo alpha") == {*sets["alpha"], *sets["bravo"], *sets["delta"]}
 
 
@@ -87,3 +90,12 @@ def test_at_most_eight_synonyms_are_searched(store: Store) -> None:
     assert found(store, "oom") == {"t/s0", "t/s4", "t/s5", "t/s6", "t/s7", "t/s8"}  # its six synonyms, all
     hits = found(store, "nan oom timeout")
     assert len(hits) == 8 and hits <= {f"t/s{k}" for k in range(10)}, hits
+
+
+def test_chinese_pairs_do_not_crowd_out_a_mixed_querys_other_words(store: Store) -> None:
+    pairs = ["甲乙", "丙丁", "戊己", "庚辛", "壬癸", "子丑", "寅卯", "辰巳", "午未", "申酉"]
+    store.import_records(
+        [Record.model_validate(minimal(f"t/zh{k}", signature=f"{p} 出错")) for k, p in enumerate(pairs)]
+    )
+    tools = add(store, "pip", 3)  # commoner than each pair, rarer than common
+    assert set(tools) <= found(store, " ".join(pairs) + " pip")
