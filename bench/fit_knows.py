@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = ("wild-train", "wild-dev", "dev", "ml")
     print(f"{len(data)} samples: " + ", ".join(f"{g} {sum(1 for s in data if s.group == g)}" for g in groups))
     shipped = Knows()
-    for words in (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0):
+    for words in (1.0, 1.1, 1.15, 1.2, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0):
         for commands in (0.34, 0.5, 0.67, 1.01):
             knows = Knows(words, commands)
             mark = " <- shipped" if knows == shipped else ""

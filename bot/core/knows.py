@@ -75,6 +75,23 @@ LANGUAGE_OF_DOMAIN = {
     "apex": "python",
     "diffusers": "python",
     "vllm": "python",
+    "keras": "python",
+    "jax": "python",
+    "openai": "python",
+    "langchain": "python",
+    "lightning": "python",
+    "ray": "python",
+    "ultralytics": "python",
+    "gradio": "python",
+    "streamlit": "python",
+    "comfyui": "python",
+    "sdwebui": "python",
+    "sklearn": "python",
+    "matplotlib": "python",
+    "scipy": "python",
+    "opencv": "python",
+    "uv": "python",
+    "poetry": "python",
     "node": "node",
     "nextjs": "node",
     "react": "node",
@@ -234,7 +251,8 @@ def _own_words(text: str) -> set[str]:
 
 def _quoted_literals(pattern: str) -> set[str]:
     """The names a regex quotes literally (`'module' object is not callable`: module)."""
-    return {m.group(1).lower() for m in _QUOTED.finditer(pattern) if re.fullmatch(r"[\w.-]+", m.group(1))}
+    names = (m.group(1).replace("\\", "").lower() for m in _QUOTED.finditer(pattern))  # jax\.random: jax.random
+    return {n for n in names if re.fullmatch(r"[\w.-]+", n)}
 
 
 def knowing(
@@ -281,7 +299,9 @@ class Knows:
     code runs).
     """
 
-    template_words: float = 1.25  # a regex whose own words in the line are at most this many is a template
+    # a regex whose own words in the line are at most this many is a template (1.25 with 201 seeds;
+    # words grow commoner as records are added: with 412, "can't load tokenizer for" summed 1.24)
+    template_words: float = 1.2
     commands: float = 0.5  # fixes at least this much commands act on the named thing
 
     def knows(self, k: Knowing) -> bool:

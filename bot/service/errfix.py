@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,7 @@ class Matched:
     extracted: Extracted
     candidates: list[Candidate]
     seconds: float
+    limit: int = 3  # how many the diagnosis shows (the matcher is asked for LOOK_ALIKES more)
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,9 @@ def search_is_sure(results: Sequence[MatchView], threshold: float = SEARCH_THRES
 def query_words(words: str) -> str:
     """What a user typed, as searched: Slack sends < > & as entities, and `&lt;` is not the word "lt"."""
     return html.unescape(words)
+
+
+LOOK_ALIKES = 3  # candidates asked for beyond those shown, for the look-alikes that may go last
 
 
 class Errfix:
@@ -297,9 +302,12 @@ class Errfix:
         matcher = self._matcher
         if not views or matcher is None:
             return views
-        top = views[0]
-        k = knowing(top.record, ex, lambda line: matcher.regex_matches(top.id, line), matcher.rarity)
-        return [replace(top, knows=self.knows.knows(k)), *views[1:]]
+        # a candidate found by wording alone whose regex quotes another name than the paste's is a
+        # look-alike ('jax.random' … has no attribute for 'openai' …): it goes after the others
+        judged = [(v, knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity)) for v in views]
+        judged.sort(key=lambda vk: not vk[1].matched and vk[1].other_name)  # stable: score order kept
+        top, k = judged[0]
+        return [replace(top, knows=self.knows.knows(k)), *(v for v, _ in judged[1:])]
 
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:
@@ -307,8 +315,8 @@ class Errfix:
         time, so adapters run it beside the store's thread instead of on it."""
         start = time.perf_counter()
         ex = extract(text)
-        cands = [c for c in matcher.match(ex, limit=limit) if c.score >= UNSURE_FLOOR]
-        return Matched(ex, cands, time.perf_counter() - start)
+        cands = [c for c in matcher.match(ex, limit=limit + LOOK_ALIKES) if c.score >= UNSURE_FLOOR]
+        return Matched(ex, cands, time.perf_counter() - start, limit)
 
     def diagnose(self, text: str, limit: int = 3) -> Diagnosis:
         return self.diagnosis(self.match_paste(self.matcher, text, limit))
@@ -316,7 +324,7 @@ class Errfix:
     def diagnosis(self, matched: Matched) -> Diagnosis:
         """The store's half of `diagnose`: the candidates' records, votes and the reply decision."""
         ex, cands = matched.extracted, matched.candidates
-        views = self._judged(self._views(cands), ex)
+        views = self._judged(self._views(cands), ex)[: matched.limit]
         # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted;
         # a record that only knows the kind of error (a catch-all) is not answered unprompted either
         reply = (

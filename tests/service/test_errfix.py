@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.extract import extract
 from bot.core.matcher import Matcher
 from bot.core.model import CALIBRATION_FEATURES, Calibration
 from bot.core.records import Record
 from bot.core.views import Diagnosis
 from bot.service.errfix import Errfix, Reply
 from bot.service.observer import VoteCast
+from bot.store import open_store
 from bot.store.files import load
 from bot.store.learning import Paste
 from bot.store.lint import lint
@@ -225,17 +227,19 @@ PASTE_R = "ValueError: t/r0 broke"
 
 
 def test_a_paste_shows_three_candidates_unless_told_otherwise(tmp_path: Path) -> None:
+    """Three more are matched than shown, so look-alikes can go after the others (#37)."""
     svc, matcher = _flat(tmp_path, 0.6)
-    assert len(Errfix.match_paste(matcher, PASTE_R).candidates) == 3
-    assert len(Errfix.match_paste(matcher, PASTE_R, limit=1).candidates) == 1
+    assert len(Errfix.match_paste(matcher, PASTE_R).candidates) == 6
+    assert len(svc.diagnose(PASTE_R).matches) == 3
+    assert len(svc.diagnosis(Errfix.match_paste(matcher, PASTE_R, limit=1)).matches) == 1
     svc.close()
 
 
 @pytest.mark.parametrize(("score", "shown"), [(0.15, 3), (0.1499, 0)])
 def test_candidates_are_shown_from_a_score_of_exactly_fifteen_percent(tmp_path: Path, score: float, shown: int) -> None:
     svc, matcher = _flat(tmp_path, score)
-    cands = Errfix.match_paste(matcher, PASTE_R).candidates
-    assert [c.score for c in cands] == [score] * shown
+    shown_ = svc.diagnosis(Errfix.match_paste(matcher, PASTE_R)).matches
+    assert [m.score for m in shown_] == [score] * shown
     svc.close()
 
 
@@ -255,3 +259,42 @@ def test_the_time_a_match_took_is_its_own(tmp_path: Path) -> None:
     around = time.perf_counter() - before
     assert 0.0 <= matched.seconds <= around
     svc.close()
+
+
+def test_a_look_alike_found_by_wording_goes_after_the_record_whose_regex_matched(tmp_path: Path) -> None:
+    """'jax.random' … has no attribute 'KeyArray' is worded like the paste but quotes other names:
+    the matcher scores it first (0.65 against 0.56), the diagnosis puts it after the record that
+    matched (#37: 'openai' … 'OpenAI' is a local openai.py shadowing the package)."""
+    store = open_store(tmp_path / "look-alike.db", seed=False)
+    specific = [
+        ("jax/key", "jax\\.random", "jax.random", "KeyArray"),
+        ("plt/cmap", "matplotlib\\.cm", "matplotlib.cm", "get_cmap"),
+    ]
+    recs = [
+        {
+            "id": rid,
+            "signature": f"AttributeError: module '{name}' has no attribute '{attr}'",
+            "regex": f"module '{pattern}' has no attribute '{attr}'",
+            "workarounds": [{"action": "use the new API", "how": f"# {attr} was removed"}],
+        }
+        for rid, pattern, name, attr in specific
+    ]
+    recs.append(
+        {
+            "id": "python/shadow",
+            "signature": "AttributeError: module 'x' has no attribute 'y' (a local file shadows the module)",
+            "regex": "module '[^'\\n]{1,80}' has no attribute '[^'\\n]{1,80}'",
+            "workarounds": [{"action": "rename your file", "how": "mv openai.py my_openai.py"}],
+        }
+    )
+    store.import_records([Record.model_validate(r) for r in recs])
+    svc = Errfix(store)
+    try:
+        paste = (
+            'Traceback (most recent call last):\n  File "/home/u/openai.py", line 4, in <module>\n'
+            "    client = openai.OpenAI()\nAttributeError: module 'openai' has no attribute 'OpenAI'\n"
+        )
+        assert [c.id for c in svc.matcher.match(extract(paste), limit=3)][0] == "jax/key"
+        assert [m.id for m in svc.diagnose(paste).matches] == ["python/shadow", "jax/key", "plt/cmap"]
+    finally:
+        svc.close()
