@@ -28,6 +28,7 @@ DEFAULT_SYNC_INTERVAL = 3600  # seconds between re-syncs of ERRFIX_SYNC_URL
 DEFAULT_SYNC_TIMEOUT = 60  # seconds for one fetch of ERRFIX_SYNC_URL
 DEFAULT_SHUTDOWN_TIMEOUT = 8  # seconds in-flight events get after SIGTERM (Docker kills at 10)
 DEFAULT_RETENTION_DAYS = 30  # days pastes, seen events, rejections and outbox rows are kept; 0: forever
+DEFAULT_MEMORY_DAYS = 180  # team memory (#36): remembered errors and their resolutions
 LOG_FORMATS = ("text", "json")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -84,6 +85,7 @@ class Settings(DatabaseSettings):
     shutdown_timeout: int = Field(default=DEFAULT_SHUTDOWN_TIMEOUT, validation_alias="ERRFIX_SHUTDOWN_TIMEOUT")
     secret_notice: bool = Field(default=True, validation_alias="ERRFIX_SECRET_NOTICE")
     retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, validation_alias="ERRFIX_RETENTION_DAYS")
+    memory_days: int = Field(default=DEFAULT_MEMORY_DAYS, validation_alias="ERRFIX_MEMORY_DAYS")
     digest_at: str = Field(default="Mon 09:00", validation_alias="ERRFIX_DIGEST_AT")
     digest_tz: str = Field(default="UTC", validation_alias="ERRFIX_DIGEST_TZ")
 
@@ -122,7 +124,7 @@ class Settings(DatabaseSettings):
             raise ValueError(f"must be at least 1, got {value}")
         return value
 
-    @field_validator("retention_days", mode="before")
+    @field_validator("retention_days", "memory_days", mode="before")
     @classmethod
     def _days(cls, raw: Any) -> int:
         """0 is allowed here (keep forever): a team may keep its paste log until it erases it."""

@@ -208,6 +208,7 @@ def _answer(
     max_dead: int,
     buttons: bool,
     line: str,
+    seen: str = "",
 ) -> list[Block]:
     r = view.record
     how = how_sure(view.score, sure, locale, view.kind_only)
@@ -242,6 +243,8 @@ def _answer(
         blocks.append(context(t("also_possible", locale, items=also)))
     if note:
         blocks.append(context(escape(note)))
+    if seen:  # "Seen before in #channel …": errfix's own mrkdwn (a channel mention, a permalink) (#36)
+        blocks.append(context(seen))
     if buttons:
         blocks.append(actions("answer", button(t("not_this", locale), NOT_THIS, {"r": r.id}, "danger")))
     return blocks
@@ -256,12 +259,13 @@ def answer_blocks(
     note: str = "",
     buttons: bool = True,
     line: str = "",
+    seen: str = "",
 ) -> list[Block]:
     """The thread answer: the pasted error `line` (redacted; else the record's signature) with the
     record and how sure, cause, ranked fixes with votes, dead ends, docs."""
     budgets = [(5, 400, 5), (5, 200, 3), (3, 120, 2), (3, 0, 1), (1, 0, 0)]
     return smallest_fit(
-        [partial(_answer, view, sure, locale, others, note, f, h, d, buttons, line) for f, h, d in budgets]
+        [partial(_answer, view, sure, locale, others, note, f, h, d, buttons, line, seen) for f, h, d in budgets]
     )
 
 

@@ -211,6 +211,26 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "home_candidates": {"en": "Candidates for new records.", "zh": "可以作为新记录的候选。"},
     "home_nothing_unmatched": {"en": "Nothing unmatched recently.", "zh": "最近没有未匹配的粘贴。"},
     # ---- teach (#17) ------------------------------------------------------------------------------
+    # ---- team memory (#36) -------------------------------------------------------------------
+    "memory_seen": {"en": "Seen before in {channel} on {when} · {state}", "zh": "{when} 在 {channel} 出现过 · {state}"},
+    "memory_solved": {"en": "solved", "zh": "已解决"},
+    "memory_discussed": {"en": "discussed, not solved", "zh": "讨论过，未解决"},
+    "memory_thread": {"en": "thread", "zh": "讨论"},
+    "memory_heading": {
+        "en": "*Your team has seen this error before.* No record knows it, but this is what solved it:",
+        "zh": "*团队之前遇到过这个错误。* 没有记录能回答它，但当时是这样解决的：",
+    },
+    "memory_heading_unsolved": {
+        "en": "*Your team has seen this error before*, without a fix yet:",
+        "zh": "*团队之前遇到过这个错误*，但还没有找到修复方法：",
+    },
+    "memory_fix": {"en": "{user}: {words}", "zh": "{user}：{words}"},
+    "memory_someone": {"en": "someone", "zh": "有人"},
+    "memory_votes": {"en": ":+1: {up} · :-1: {down}", "zh": ":+1: {up} · :-1: {down}"},
+    "memory_fallback": {
+        "en": "Your team solved this error before ({when}): see the thread",
+        "zh": "团队之前（{when}）解决过这个错误：请看那个讨论",
+    },
     # ---- a channel's settings and digest (#38) ----------------------------------------------
     "mode_auto": {"en": "*auto* (I answer pastes I'm sure of)", "zh": "*auto*（有把握时我会回复粘贴的错误）"},
     "mode_mention": {

@@ -30,10 +30,11 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-async def purge_step(errfix: AsyncErrfix, days: int, clock: Clock = utc_now) -> Erased | None:
-    """One purge of what is older than `days` at `clock()`; None (and a warning) if the store refused."""
+async def purge_step(errfix: AsyncErrfix, days: int, clock: Clock = utc_now, memory_days: int = 0) -> Erased | None:
+    """One purge of what is older than `days` (remembered errors: `memory_days`) at `clock()`;
+    None (and a warning) if the store refused."""
     try:
-        erased = await errfix.purge_expired(clock(), days)
+        erased = await errfix.purge_expired(clock(), days, memory_days)
     except sqlite3.OperationalError as e:
         log.warning("retention purge failed (rolled back; next try in an hour): %s", e)
         return None
@@ -49,21 +50,22 @@ async def purge_forever(
     interval: float = PURGE_INTERVAL,
     clock: Clock = utc_now,
     sleep: Sleep = asyncio.sleep,
+    memory_days: int = 0,
 ) -> None:
     """Purge now, then every `interval` seconds, until cancelled."""
     while True:
-        await purge_step(errfix, days, clock)
+        await purge_step(errfix, days, clock, memory_days)
         await sleep(interval)
 
 
 @contextlib.asynccontextmanager
-async def purging(errfix: AsyncErrfix, days: int) -> AsyncIterator[None]:
-    """Run `purge_forever` in the background inside the block (nothing when `days` is 0)."""
-    if days == 0:
+async def purging(errfix: AsyncErrfix, days: int, memory_days: int = 0) -> AsyncIterator[None]:
+    """Run `purge_forever` in the background inside the block (nothing when both are 0)."""
+    if days == 0 and memory_days == 0:
         log.info("retention off (ERRFIX_RETENTION_DAYS=0): pastes and rejections are kept until erased")
         yield
         return
-    task = asyncio.create_task(purge_forever(errfix, days), name="errfix-retention")
+    task = asyncio.create_task(purge_forever(errfix, days, memory_days=memory_days), name="errfix-retention")
     task.add_done_callback(_report_crash)
     try:
         yield

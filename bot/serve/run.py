@@ -111,7 +111,7 @@ async def _serve_app(
         async with (
             resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
             replaying(replayer),
-            purging(errfix, settings.retention_days),
+            purging(errfix, settings.retention_days, settings.memory_days),
             posting_digests(Digests(errfix, Outbox(log), Users(log), app.client, settings.digest_schedule)),
         ):
             await stop.wait()

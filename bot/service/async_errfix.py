@@ -26,8 +26,10 @@ from typing import Any, TypeVar
 
 from bot.core.digest_view import ChannelView, DigestData
 from bot.core.draft import Draft, TeachForm
+from bot.core.extract import Extracted
 from bot.core.matcher import Matcher
 from bot.core.records import Record
+from bot.core.team_memory import Seen
 from bot.core.views import Diagnosis, MatchView
 from bot.service.errfix import Entry, Erased, Errfix, query_words
 from bot.service.observer import Observer
@@ -147,9 +149,9 @@ class AsyncErrfix:
             lambda s: s.log_paste(channel, ts, diagnosis, replied=replied, channel_type=channel_type, user_id=user_id)
         )
 
-    async def purge_expired(self, now: datetime, days: int) -> Erased:
+    async def purge_expired(self, now: datetime, days: int, memory_days: int = 0) -> Erased:
         """The retention purge, on the store's thread (`errfix serve` runs it hourly)."""
-        return await self._run(lambda s: s.purge_expired(now, days))
+        return await self._run(lambda s: s.purge_expired(now, days, memory_days))
 
     async def audit(self, since: str | None = None) -> list[Entry]:
         return await self._run(lambda s: s.audit(since))
@@ -263,6 +265,36 @@ class AsyncErrfix:
 
     async def teach_off(self, channel: str) -> bool:
         return await self._run(lambda s: s.teach_off(channel))
+
+    # ---- team memory (#36) --------------------------------------------------------------------
+
+    async def remember(
+        self, ex: Extracted, *, channel: str, channel_type: str, ts: str, thread_ts: str, user_id: str
+    ) -> list[Seen]:
+        return await self._run(
+            lambda s: s.remember(
+                ex, channel=channel, channel_type=channel_type, ts=ts, thread_ts=thread_ts, user_id=user_id
+            )
+        )
+
+    async def note_reply(self, channel: str, thread_ts: str, user_id: str) -> None:
+        await self._run(lambda s: s.note_reply(channel, thread_ts, user_id))
+
+    async def pasted_in(self, channel: str, user_id: str) -> bool:
+        return await self._run(lambda s: s.pasted_in(channel, user_id))
+
+    async def thread_author(self, channel: str, thread_ts: str) -> str | None:
+        return await self._run(lambda s: s.thread_author(channel, thread_ts))
+
+    async def resolve(self, *, channel: str, thread_ts: str, kind: str, ts: str, user_id: str, excerpt: str) -> bool:
+        return await self._run(
+            lambda s: s.resolve(
+                channel=channel, thread_ts=thread_ts, kind=kind, ts=ts, user_id=user_id, excerpt=excerpt
+            )
+        )
+
+    async def memory_vote(self, memory_id: int, user_id: str, value: int) -> Seen | None:
+        return await self._run(lambda s: s.memory_vote(memory_id, user_id, value))
 
     # ---- each channel's settings and digest (#38) -------------------------------------------
 

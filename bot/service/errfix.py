@@ -37,6 +37,7 @@ from bot.core.knows import Knows, crosses, is_software, knowing, paste_language
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
+from bot.core.team_memory import Seen, identities
 from bot.core.views import Diagnosis, MatchView, Tally, rank_workarounds
 from bot.errors import InvalidInput, NotFound
 from bot.service import index_cache
@@ -50,6 +51,7 @@ from bot.store.files import DEFAULT_MAX_BYTES, LoadResult
 from bot.store.inbox import Inbox, events_path
 from bot.store.learning import Learned, Learning, Paste, WeekCounts, WeekSummary
 from bot.store.lint import LintResult, lint
+from bot.store.memory import Memory
 from bot.store.privacy import Erased, Privacy
 from bot.store.store import ImportSummary, Reply, Stats, Store, Vote
 from bot.store.upstream import Fetched, SyncReport, SyncState, Upstreams
@@ -146,6 +148,7 @@ class Errfix:
         self.index_cache = index_cache and store.path != ":memory:"
         self.learning = Learning(store)
         self.channels = Channels(store)
+        self.memory = Memory(store)
         self.privacy = Privacy(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold
@@ -442,14 +445,15 @@ class Errfix:
         finally:
             inbox.close()
 
-    def purge_expired(self, now: datetime, days: int) -> Erased:
-        """Drop pastes, seen events, rejections and owed jobs older than `days` (0: keep all)."""
+    def purge_expired(self, now: datetime, days: int, memory_days: int = 0) -> Erased:
+        """Drop pastes, seen events, rejections and owed jobs older than `days`, and remembered
+        errors older than `memory_days` (0: keep all)."""
         extra: dict[str, int] = {}
         if days:
             with self._inbox() as inbox:
                 seen, jobs = inbox.purge_before((now - timedelta(days=days)).timestamp())
             extra = {"seen_events": seen, "jobs": jobs}
-        erased = self.privacy.purge_expired(now, days, actor=self.actor, extra=extra)
+        erased = self.privacy.purge_expired(now, days, actor=self.actor, extra=extra, memory_days=memory_days)
         self.refresh_index()
         return erased
 
@@ -626,6 +630,48 @@ class Errfix:
     def teach_off(self, channel: str) -> bool:
         """Whether the channel opted out of "save this?" offers (`/errfix teach off`)."""
         return self.store.teach_off(channel)
+
+    # ---- team memory (#36) --------------------------------------------------------------------
+
+    def remember(
+        self, ex: Extracted, *, channel: str, channel_type: str, ts: str, thread_ts: str, user_id: str
+    ) -> list[Seen]:
+        """Remember a paste's error (when it identifies one) and return the earlier pastes of the
+        same error this channel may see, in other threads (bot/store/memory.py)."""
+        keys = identities(ex)
+        if not keys:
+            return []
+        earlier = self.memory.seen(keys, channel=channel, thread_ts=thread_ts)
+        line = ex.lines[0].raw if ex.lines else ""
+        self.memory.remember(
+            channel=channel,
+            channel_type=channel_type,
+            ts=ts,
+            thread_ts=thread_ts,
+            user_id=user_id,
+            line=line,
+            keys=keys,
+        )
+        return earlier
+
+    def note_reply(self, channel: str, thread_ts: str, user_id: str) -> None:
+        self.memory.note_reply(channel, thread_ts, user_id)
+
+    def pasted_in(self, channel: str, user_id: str) -> bool:
+        return self.memory.pasted_in(channel, user_id)
+
+    def thread_author(self, channel: str, thread_ts: str) -> str | None:
+        return self.memory.thread_author(channel, thread_ts)
+
+    def resolve(self, *, channel: str, thread_ts: str, kind: str, ts: str, user_id: str, excerpt: str) -> bool:
+        return self.memory.resolve(
+            channel=channel, thread_ts=thread_ts, kind=kind, ts=ts, user_id=user_id, excerpt=excerpt
+        )
+
+    def memory_vote(self, memory_id: int, user_id: str, value: int) -> Seen | None:
+        """A vote on a team answer; the answer as it is now."""
+        self.memory.vote(memory_id, user_id, value)
+        return self.memory.one(memory_id)
 
     # ---- each channel's settings and digest (#38) -------------------------------------------
 

@@ -11,9 +11,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core import blocks as kit
 from bot.core.messages import Note, language, notes_text
 from bot.core.redact import redact_text
+from bot.core.team_memory import Seen
 from bot.core.views import Diagnosis
 from bot.service.errfix import Reply
 from bot.slack.deps import Deps, answer_key
+from bot.slack.seen_before import seen_context
 from bot.slack.snippets import PREVIEW_NOTE
 
 
@@ -52,6 +54,7 @@ async def post_answer(
     diagnosis: Diagnosis,
     sure: bool,
     notes: Sequence[Note] = (),
+    seen: Seen | None = None,
 ) -> str | None:
     """Answer in the message's thread and remember the reply (votes find the record through it)."""
     channel, ts = str(event["channel"]), str(event["ts"])
@@ -60,6 +63,8 @@ async def post_answer(
     user_locale = (await deps.users.get(client, str(event.get("user") or ""))).locale
     locale = language(user_locale, diagnosis.extracted.text)  # a Chinese paste is answered in Chinese
     note = notes_text(notes, locale)
+    # "Seen before in #channel on Dec 3 · solved · thread" (#36), kept with the reply
+    said = await seen_context(client, seen, locale) if seen is not None else ""
     if not diagnosis.matches:
         return await deps.outbox.post(
             client,
@@ -86,10 +91,11 @@ async def post_answer(
             "others": [{"id": i, "score": s} for i, s in shown],
             "note": note,
             "kind_only": top.kind_only,
+            "seen": said,
         },
         reply_broadcast=False,
         text=kit.answer_fallback(top, sure=sure, locale=locale),
-        blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note, line=line),
+        blocks=kit.answer_blocks(top, sure=sure, locale=locale, others=others, note=note, line=line, seen=said),
     )
     if reply_ts:
         await deps.errfix.record_reply(
@@ -105,6 +111,7 @@ async def post_answer(
                 others=shown,
                 note=note,
                 kind_only=top.kind_only,
+                seen=said,
             )
         )
     return reply_ts
@@ -136,7 +143,7 @@ async def refresh_reply(deps: Deps, client: AsyncWebClient, channel: str, reply_
                     others.append(dataclasses.replace(other, score=score))
             text = kit.answer_fallback(view, sure=sure, locale=reply.locale)
             blocks = kit.answer_blocks(
-                view, sure=sure, locale=reply.locale, others=others, note=reply.note, line=reply.line
+                view, sure=sure, locale=reply.locale, others=others, note=reply.note, line=reply.line, seen=reply.seen
             )
         await deps.outbox.update(client, channel=channel, ts=reply_ts, text=text, blocks=blocks)
 

@@ -24,6 +24,7 @@ from bot.slack import teach_modal
 from bot.slack.answers import refresh_reply, reply_key
 from bot.slack.deps import Deps, Listener
 from bot.slack.owed import JOB_KEY
+from bot.slack.seen_before import resolve_by_reaction, resolve_by_vote
 
 TEACH_NUDGE_REACTIONS = frozenset({"white_check_mark", "heavy_check_mark"})  # "this fixed it", on a reply
 REACTIONS = {"+1": 1, "thumbsup": 1, "white_check_mark": 1, "heavy_check_mark": 1, "-1": -1, "thumbsdown": -1, "x": -1}
@@ -60,8 +61,10 @@ def on_vote_button(deps: Deps) -> Listener:
             if reply is not None and not reply.rejected_by and wkey:
                 user = str(body["user"]["id"])
                 click = context.get(JOB_KEY)
-                await deps.errfix.click_vote(reply_key(channel, ts), reply.record_id, wkey, user, value, click)
+                held = await deps.errfix.click_vote(reply_key(channel, ts), reply.record_id, wkey, user, value, click)
                 changed = True
+                if held == 1:  # a fix that worked solves the thread the paste is in (#36)
+                    await resolve_by_vote(deps, reply, wkey, user)
         except NotFound:
             deps.logger.info("errfix: vote on a workaround that is no longer in the record (%s)", wkey)
         if changed:
@@ -73,14 +76,19 @@ def on_vote_button(deps: Deps) -> Listener:
 def on_reaction(deps: Deps) -> Listener:
     async def handle_reaction(event: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
         """+1 / white_check_mark: the top workaround worked; -1 / x: it didn't; removed: withdrawn."""
-        value = REACTIONS.get(str(event.get("reaction", "")).split("::")[0])
+        name = str(event.get("reaction", "")).split("::")[0]
+        value = REACTIONS.get(name)
         item = event.get("item") or {}
         user = str(event.get("user") or "")
-        if value is None or item.get("type") != "message" or not user or user == context.bot_user_id:
+        if item.get("type") != "message" or not user or user == context.bot_user_id:
             return
         channel, ts = str(item.get("channel", "")), str(item.get("ts", ""))
-        reply = await deps.errfix.reply(channel, ts)
         added = event.get("type") == "reaction_added"
+        if added:  # a reply marked ✅, or reacted to by the paster, solves its thread (#36)
+            await resolve_by_reaction(deps, client, channel=channel, ts=ts, user=user, reaction=name)
+        if value is None:
+            return
+        reply = await deps.errfix.reply(channel, ts)
         if reply is None and added and str(event.get("reaction", "")).split("::")[0] in TEACH_NUDGE_REACTIONS:
             await teach_modal.nudge(deps, client, channel=channel, ts=ts, user=user)  # ✅ on a fix in a thread (#17)
             return

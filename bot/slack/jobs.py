@@ -121,6 +121,7 @@ class Replayer:
                 others=others,
                 note=str(payload.get("note") or ""),
                 kind_only=bool(payload.get("kind_only")),
+                seen=str(payload.get("seen") or ""),
             )
         )
 

@@ -20,11 +20,14 @@ from bot.core import blocks as kit
 from bot.core.digest_view import ChannelView, home_channels_blocks
 from bot.core.messages import language, t
 from bot.core.teach_view import team_home_blocks
+from bot.core.team_memory import MEMORY_DOWN, MEMORY_UP, Seen
+from bot.core.views import Diagnosis
 from bot.slack import commands, feedback, teach_modal
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
 from bot.slack.secret_notice import warn_of_secrets
+from bot.slack.seen_before import on_memory_vote, post_team_answer
 from bot.slack.words import answer_words
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
@@ -70,15 +73,44 @@ async def answer_message(deps: Deps, client: AsyncWebClient, event: dict[str, An
         return
     if chatter and kind in DIRECT:  # in a group DM people talk to each other, not to errfix
         return
+    author = str(event.get("user") or "")  # kept with the paste so `errfix forget-user` finds it
+    earlier = await _remember(deps, event, diagnosis) if not direct else []
     # in a `mention` channel pastes are counted (the digest, the App Home) but answered only when asked
     answer = mode == "auto" and (diagnosis.reply or direct) and (direct or deps.limiter.take(channel))
     answer = answer and await claim_answer(deps, channel, ts)
-    author = str(event.get("user") or "")  # kept with the paste so `errfix forget-user` finds it
+    # no record knows it, but the team solved it before: its own answer, like any unprompted one
+    solved = next((s for s in earlier if s.solved), None)
+    team = not answer and solved is not None and mode == "auto" and not diagnosis.reply
+    team = team and deps.limiter.take(channel) and await claim_answer(deps, channel, ts)
     await deps.errfix.log_paste(
-        channel, ts, diagnosis, replied=bool(answer), channel_type=str(kind or ""), user_id=author
+        channel, ts, diagnosis, replied=bool(answer or team), channel_type=str(kind or ""), user_id=author
     )
     if answer:
-        await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
+        seen = earlier[0] if earlier else None
+        await post_answer(
+            deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes, seen=seen
+        )
+    elif team and solved is not None:
+        await post_team_answer(deps, client, event, solved, await _lang(deps, client, event, paste.text))
+
+
+async def _remember(deps: Deps, event: dict[str, Any], diagnosis: Diagnosis) -> list[Seen]:
+    """Team memory (#36): a thread reply is counted in its thread; a paste's error is remembered,
+    and the earlier pastes of the same error this channel may see are returned."""
+    channel, ts = str(event["channel"]), str(event["ts"])
+    thread_ts, user = str(event.get("thread_ts") or ts), str(event.get("user") or "")
+    if thread_ts != ts:
+        await deps.errfix.note_reply(channel, thread_ts, user)
+    if not diagnosis.is_error:
+        return []
+    kind = str(event.get("channel_type") or "")
+    return await deps.errfix.remember(
+        diagnosis.extracted, channel=channel, channel_type=kind, ts=ts, thread_ts=thread_ts, user_id=user
+    )
+
+
+async def _lang(deps: Deps, client: AsyncWebClient, event: dict[str, Any], text: str) -> str:
+    return language((await deps.users.get(client, str(event.get("user") or ""))).locale, text)
 
 
 def on_mention(deps: Deps) -> Listener:
@@ -206,6 +238,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action(kit.NOT_THIS)(track(owed(feedback.on_not_this(deps))))
     app.action(re.compile(rf"^{kit.THIS_ONE}:"))(track(owed(feedback.on_this_one(deps))))
     app.action(kit.SHARE)(track(commands.on_share(deps)))
+    app.action(re.compile(rf"^(?:{MEMORY_UP}|{MEMORY_DOWN})$"))(track(on_memory_vote(deps)))  # team answers (#36)
     app.event("reaction_added")(track(owed(feedback.on_reaction(deps))))
     app.event("reaction_removed")(track(owed(feedback.on_reaction(deps))))
     app.event("app_home_opened")(track(on_home(deps)))

@@ -205,6 +205,11 @@ def on_teach_submit(deps: Deps) -> Listener:
         shown = await deps.errfix.view(rec.id)
         if shown is None:
             return
+        fix = f"{form.fix}: {form.how}" if form.how else form.fix  # the thread is solved, by this (#36)
+        excerpt = f"{fix} (saved as {rec.id})"
+        await deps.errfix.resolve(
+            channel=meta.channel, thread_ts=meta.thread_ts, kind="saved", ts="", user_id=user, excerpt=excerpt
+        )
         reply_ts = await deps.outbox.post(
             client,
             channel=meta.channel,

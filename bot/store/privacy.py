@@ -4,16 +4,19 @@
 
 * `purge_expired(now, days)`: the paste log and "Not this error" rejections older than `days`
   before `now` go; `days == 0` keeps them (the setting's "forever"). `now` is passed in, so tests
-  use fixed times. (Seen event ids and owed jobs live in the events file, `bot.store.inbox`,
+  use fixed times; team memory has its own age, `memory_days` (ERRFIX_MEMORY_DAYS, #36). (Seen
+  event ids and owed jobs live in the events file, `bot.store.inbox`,
   purged with it by the service; their counts come in as `extra`, for the audit entry.)
-* `forget_user(user)`: that person's pastes, rejections and learned aliases go; their votes stay
+* `forget_user(user)`: that person's pastes, rejections, learned aliases, remembered pastes,
+  resolution excerpts and votes on team answers go; their votes on fixes stay
   counted but are detached: each vote's user id becomes a token of its own (`forgotten:<random>`),
   so the votes table's key (reply, record, fix, user) still holds one row per vote (two forgotten
   people's votes on one fix never collide into one) and nothing links the rows to each other or
   to the person. Their older audit entries stay, naming `forgotten` as the actor and without the
   alias or line they taught.
 * `forget_channel(channel)`: that channel's pastes, replies, rejections made there, its settings
-  and digest claims (`Channels.forget`) go; votes
+  and digest claims (`Channels.forget`) and its remembered errors and their resolutions
+  (`Memory.forget_channel`) go; votes
   on answers there stay counted with the answer's key detached (its seen keys and owed jobs go
   from the events file: `Inbox.forget_channel`).
 
@@ -30,6 +33,7 @@ from datetime import datetime, timedelta
 
 from bot.store import audit
 from bot.store.channels import Channels
+from bot.store.memory import Memory
 from bot.store.store import Store
 
 DETACHED = "'forgotten:' || lower(hex(randomblob(8)))"  # SQL: a fresh token per row
@@ -67,21 +71,32 @@ class Privacy:
         self.db = store.db
 
     def purge_expired(
-        self, now: datetime, days: int, *, actor: str = audit.SYSTEM, extra: dict[str, int] | None = None
+        self,
+        now: datetime,
+        days: int,
+        *,
+        actor: str = audit.SYSTEM,
+        extra: dict[str, int] | None = None,
+        memory_days: int = 0,
     ) -> Erased:
         """Remove what is older than `days` before `now` (an aware datetime); `days == 0` keeps all.
 
         A row exactly `days` old stays; one a second older goes. Audited when anything went."""
-        if days == 0:
+        if days == 0 and memory_days == 0:
             return Erased("retention-purge", f"{days} days")
         cut = now - timedelta(days=days)
         with self.store.write_transaction():
             q = self.db.execute
-            counts = {
-                "pastes": q("DELETE FROM pastes WHERE created_at < ?", [iso(cut)]).rowcount,
-                "rejections": q("DELETE FROM rejections WHERE created_at < ?", [iso(cut)]).rowcount,
-                "clicks": q("DELETE FROM clicks WHERE created_at < ?", [iso(cut)]).rowcount,
-            } | (extra or {})
+            counts = (
+                {
+                    "pastes": q("DELETE FROM pastes WHERE created_at < ?", [iso(cut)]).rowcount,
+                    "rejections": q("DELETE FROM rejections WHERE created_at < ?", [iso(cut)]).rowcount,
+                    "clicks": q("DELETE FROM clicks WHERE created_at < ?", [iso(cut)]).rowcount,
+                }
+                if days
+                else {"rejections": 0}
+            )
+            counts |= Memory(self.store).purge(now, memory_days) | (extra or {})
             done = Erased("retention-purge", f"{days} days", {k: int(v) for k, v in counts.items()})
             if counts["rejections"]:
                 self.store.bump_version()  # the matcher no longer scores those pastes lower
@@ -108,7 +123,7 @@ class Privacy:
                     "WHERE json_extract(detail, '$.of_user') = ?",
                     [audit.FORGOTTEN, user_id],
                 ).rowcount,
-            }
+            } | Memory(self.store).forget_user(user_id)
             done = Erased("forget-user", user_id, {k: int(v) for k, v in counts.items()})
             if counts["rejections"] or counts["aliases"]:
                 self.store.bump_version()
@@ -130,6 +145,7 @@ class Privacy:
                     ).rowcount,
                 }
                 | Channels(self.store).forget(channel)
+                | Memory(self.store).forget_channel(channel)
                 | (extra or {})
             )
             done = Erased("forget-channel", channel, {k: int(v) for k, v in counts.items()})

@@ -276,6 +276,62 @@ def m012_channel_settings(db: Database) -> None:
     )
 
 
+@migrations()
+def m013_memory(db: Database) -> None:
+    """Team memory (#36): each pasted error's identity and thread, its thread's replies, how it was
+    solved (a short excerpt of the fix, redacted), and the votes on that team answer; and the
+    "seen before" line of an answer, so a re-render after a vote says it again."""
+    db.execute("ALTER TABLE replies ADD COLUMN seen TEXT NOT NULL DEFAULT ''")
+    db.execute(
+        """CREATE TABLE memory (
+            id INTEGER PRIMARY KEY,
+            channel TEXT NOT NULL,
+            channel_type TEXT NOT NULL DEFAULT '',
+            ts TEXT NOT NULL,
+            thread_ts TEXT NOT NULL,
+            user_id TEXT NOT NULL DEFAULT '',
+            line TEXT NOT NULL,
+            replies INTEGER NOT NULL DEFAULT 0,
+            participants TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            UNIQUE (channel, ts)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_thread ON memory(channel, thread_ts)")
+    db.execute("CREATE INDEX memory_user ON memory(user_id)")
+    db.execute("CREATE INDEX memory_created ON memory(created_at)")
+    db.execute(
+        """CREATE TABLE memory_keys (
+            key TEXT NOT NULL,
+            memory_id INTEGER NOT NULL REFERENCES memory(id) ON DELETE CASCADE,
+            PRIMARY KEY (key, memory_id)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_keys_memory ON memory_keys(memory_id)")
+    db.execute(
+        """CREATE TABLE memory_resolutions (
+            channel TEXT NOT NULL,
+            thread_ts TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            ts TEXT NOT NULL DEFAULT '',
+            user_id TEXT NOT NULL DEFAULT '',
+            excerpt TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (channel, thread_ts)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_resolutions_user ON memory_resolutions(user_id)")
+    db.execute(
+        """CREATE TABLE memory_votes (
+            memory_id INTEGER NOT NULL REFERENCES memory(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            value INTEGER NOT NULL CHECK (value IN (-1, 1)),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (memory_id, user_id)
+        )"""
+    )
+
+
 MIGRATION_NAMES: tuple[str, ...] = tuple(
     m.__name__
     for m in (
@@ -291,6 +347,7 @@ MIGRATION_NAMES: tuple[str, ...] = tuple(
         m010_compact_after_scrub,
         m011_reply_kind_only,
         m012_channel_settings,
+        m013_memory,
     )
 )
 SCHEMA_VERSION = len(MIGRATION_NAMES)

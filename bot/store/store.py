@@ -73,6 +73,7 @@ class Reply:
     sure: bool | None = None  # None: an older reply, sure when its score is at the threshold
     others: tuple[tuple[str, float], ...] = ()  # the other candidates shown: (record id, score)
     note: str = ""
+    seen: str = ""  # "Seen before in #channel …" (#36), shown again when the answer is re-rendered
     line: str = ""
     rejected_by: str | None = None
     kind_only: bool = False  # general advice for the kind of error, not this error's own record
@@ -533,7 +534,7 @@ class Store:
     def record_reply(self, reply: Reply) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO replies (channel, reply_ts, message_ts, thread_ts, record_id, score, locale, "
-            "sure, others, note, kind_only, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "sure, others, note, kind_only, seen, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 reply.channel,
                 reply.reply_ts,
@@ -546,6 +547,7 @@ class Store:
                 json.dumps([[rid, score] for rid, score in reply.others]),
                 reply.note,
                 int(reply.kind_only),
+                reply.seen,
                 now_iso(),
             ],
         )
@@ -553,13 +555,13 @@ class Store:
 
     def reply(self, channel: str, reply_ts: str) -> Reply | None:
         row = self.db.execute(
-            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note, kind_only "
-            "FROM replies WHERE channel = ? AND reply_ts = ?",
+            "SELECT channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note, kind_only, "
+            "seen FROM replies WHERE channel = ? AND reply_ts = ?",
             [channel, reply_ts],
         ).fetchone()
         if row is None:
             return None
-        channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note, kind_only = row
+        channel, reply_ts, message_ts, thread_ts, record_id, score, locale, sure, others, note, kind_only, seen = row
         return Reply(
             str(channel),
             str(reply_ts),
@@ -572,6 +574,7 @@ class Store:
             others=tuple((str(rid), float(s)) for rid, s in json.loads(others)),
             note=str(note),
             kind_only=bool(kind_only),
+            seen=str(seen),
         )
 
     # ---- stats ----------------------------------------------------------------------------

@@ -60,6 +60,9 @@ def test_forget_user_prints_what_it_removed_per_table(people_db: Path, cli: Cli)
         "  aliases: 0 removed",
         "  votes: 1 detached, still counted",
         "  audit: 0 anonymised",
+        "  memory: 0 removed",
+        "  memory_resolutions: 0 removed",
+        "  memory_votes: 0 removed",
     ]
     assert _up_votes(people_db) == 2
     store = Store(people_db)

@@ -191,7 +191,10 @@ def test_forget_user_removes_that_persons_rows_and_no_one_elses(store: Store) ->
 
     done = Privacy(store).forget_user("U1", actor="cli:ops")
 
-    assert done.counts == {"pastes": 1, "rejections": 1, "aliases": 1, "votes": 3, "audit": 1}
+    assert done.counts == {
+        **{"pastes": 1, "rejections": 1, "aliases": 1, "votes": 3, "audit": 1},
+        **{"memory": 0, "memory_resolutions": 0, "memory_votes": 0},
+    }
     assert (_count(store, "pastes"), _count(store, "rejections")) == (before["pastes"] - 1, before["rejections"] - 1)
     assert (_count(store, "votes"), _count(store, "replies")) == (before["votes"], before["replies"])
     assert u2_rows == (
@@ -258,7 +261,7 @@ def test_forget_channel_removes_that_channels_rows_and_keeps_its_votes_counted(s
 
     assert done.counts == {
         **{"pastes": 1, "replies": 1, "rejections": 1, "votes": 2, "seen_events": 2, "jobs": 1},
-        **{"channel_settings": 0, "digests": 0},
+        **{"channel_settings": 0, "digests": 0, "memory": 0, "memory_resolutions": 0},
     }
     assert store.tallies(RID) == tallies == {w0: Tally(3, 0), w1: Tally(0, 2)}
     assert [r[0] for r in store.db.execute("SELECT DISTINCT channel FROM pastes")] == ["C2"]

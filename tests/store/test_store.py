@@ -246,7 +246,7 @@ def test_stats_count_by_domain_votes_and_replies(store: Store) -> None:
     assert stats.records == 3
     assert stats.by_domain == {"pytorch": 2, "node": 1}
     assert (stats.votes_up, stats.votes_down, stats.replies) == (1, 2, 1)
-    assert stats.schema_version == SCHEMA_VERSION == 12
+    assert stats.schema_version == SCHEMA_VERSION == 13
     assert stats.to_json()["by_domain"] == {"pytorch": 2, "node": 1}
 
 

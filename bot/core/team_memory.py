@@ -1,0 +1,119 @@
+"""Team memory (#36): what identifies a pasted error, and how "seen before" is said (pure).
+
+An error's identity is its error line as the team would recognise it again: from the exception
+name on (the words a person wrote before it are theirs, not the error's), with what changes between
+two pastes of one error (times, addresses, paths, URLs, numbers, quote marks) replaced, and the
+names kept: `KeyError: 'token_type_ids'` and `KeyError: 'input_ids'` are two errors, the same
+class. A line that says no more than its class (`KeyError`, `RuntimeError: <n>`) identifies
+nothing, so it is not remembered: the rule of the quiet issue (bot/core/knows.py) holds here too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.core.blocks import actions, button, context, cut, escape, section
+from bot.core.extract import Extracted
+from bot.core.messages import t
+
+MEMORY_UP, MEMORY_DOWN = "errfix_memory_up", "errfix_memory_down"
+EXCERPT = 280  # characters of a resolution's words kept (redacted first, by the store)
+LINES = 2  # the paste's best error lines whose identities are remembered and looked up
+
+_EXCEPTION = re.compile(r"\b[\w.]*(?:error|exception|warning|fault|panic)\b\s*:", re.I)
+_VOLATILE = [
+    (re.compile(r"\b\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"), " <time> "),
+    (re.compile(r"\b0x[0-9a-f]{4,}\b"), " <hex> "),
+    (re.compile(r"https?://\S{1,500}"), " <url> "),
+    (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?"), " <path> "),
+    (re.compile(r"\b[0-9a-f]{12,64}\b"), " <hex> "),
+    (re.compile(r"\b\d+(?:\.\d+)*\b"), " <n> "),
+    (re.compile(r"['\"`]"), ""),
+]
+_PACKAGE_PREFIX = re.compile(r"^[\w]+(?:\.[\w]+)*\.(\w*(?:error|exception)\b)")
+_TAIL = re.compile(r"[\s.!,;:]+$")
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z_][\w.]{1,}")
+
+
+def identity(line: str) -> str | None:
+    """The identity of one error line, or None when it names nothing beyond its class."""
+    text = line.lower()
+    if m := _EXCEPTION.search(text):
+        text = text[m.start() :]
+    for pattern, repl in _VOLATILE:
+        text = pattern.sub(repl, text)
+    text = _PACKAGE_PREFIX.sub(r"\1", _TAIL.sub("", text))
+    text = _SPACE.sub(" ", text).strip()[:300]
+    words = _WORD.findall(text)
+    return text if len(words) >= 2 else None
+
+
+def identities(ex: Extracted) -> list[str]:
+    """The identities of a paste's best error lines, best first, each once."""
+    found = (identity(line.raw) for line in ex.lines[:LINES])
+    return list(dict.fromkeys(k for k in found if k))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """An earlier paste of the same error, as the asker's channel may see it."""
+
+    memory_id: int
+    channel: str
+    ts: str  # the earlier paste
+    thread_ts: str  # its thread
+    created_at: str
+    solved: bool
+    excerpt: str = ""  # the resolution's words (redacted), "" when none
+    excerpt_user: str = ""
+    kind: str = ""  # check (a reply marked ✅ or reacted to by the paster), worked, saved
+    up: int = 0
+    down: int = 0
+
+
+def when(created_at: str) -> str:
+    """`2026-12-03T…` → `Dec 3`."""
+    months = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+    try:
+        return f"{months[int(created_at[5:7]) - 1]} {int(created_at[8:10])}"
+    except (ValueError, IndexError):
+        return created_at[:10]
+
+
+def _thread(link: str | None, lang: str) -> str:
+    word = t("memory_thread", lang)
+    return f"<{link}|{word}>" if link else word
+
+
+def seen_line(seen: Seen, link: str | None, lang: str = "en") -> str:
+    """The context line an answer gets: `Seen before in #channel on Dec 3 · solved · thread`."""
+    state = t("memory_solved" if seen.solved else "memory_discussed", lang)
+    return t("memory_seen", lang, channel=f"<#{seen.channel}>", when=when(seen.created_at), state=state) + (
+        f" · {_thread(link, lang)}"
+    )
+
+
+def team_answer_blocks(seen: Seen, link: str | None, lang: str = "en") -> list[dict[str, object]]:
+    """The answer when no record knows the error but the team solved it before: the link, the
+    resolution's author and words, and Worked / Didn't work on it like any fix."""
+    blocks: list[dict[str, object]] = [section(t("memory_heading" if seen.solved else "memory_heading_unsolved", lang))]
+    if seen.excerpt:
+        who = f"<@{seen.excerpt_user}>" if seen.excerpt_user else t("memory_someone", lang)
+        blocks.append(section(t("memory_fix", lang, user=who, words=escape(cut(seen.excerpt, EXCERPT)))))
+    blocks.append(context(seen_line(seen, link, lang), t("memory_votes", lang, up=seen.up, down=seen.down)))
+    if seen.solved:
+        value = {"m": seen.memory_id, "lang": lang}
+        blocks.append(
+            actions(
+                "memory",
+                button(t("worked", lang), MEMORY_UP, value, "primary"),
+                button(t("did_not_work", lang), MEMORY_DOWN, value),
+            )
+        )
+    return blocks
+
+
+def team_answer_text(seen: Seen, lang: str = "en") -> str:
+    return t("memory_fallback", lang, when=when(seen.created_at))
