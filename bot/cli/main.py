@@ -41,7 +41,7 @@ COMMAND_MODULES = {
     "lint": "lint",
     "learned": "learn", "unlearn": "learn",
     "forget-user": "privacy", "forget-channel": "privacy", "audit": "privacy",
-    "serve": "serve",
+    "serve": "serve", "remember": "remember",
     "draft": "team", "forget": "team",
     "sync": "ops", "backup": "ops", "restore": "ops", "doctor": "ops",
     "demo": "demo",

@@ -227,6 +227,19 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "memory_fix": {"en": "{user}: {words}", "zh": "{user}：{words}"},
     "memory_someone": {"en": "someone", "zh": "有人"},
     "memory_votes": {"en": ":+1: {up} · :-1: {down}", "zh": ":+1: {up} · :-1: {down}"},
+    "home_memory_solved": {"en": "Errors your team solved most", "zh": "团队解决最多的错误"},
+    "home_memory_none": {
+        "en": "None yet: mark the reply that fixed a pasted error with :white_check_mark:.",
+        "zh": "暂无：用 :white_check_mark: 标记修复了错误的回复。",
+    },
+    "home_memory_worth": {
+        "en": "*Solved in a thread, known to no record*: worth saving as records",
+        "zh": "*在讨论中解决、但没有记录的错误*：值得保存为记录",
+    },
+    "memory_fallback_unsolved": {
+        "en": "Your team has seen this error before ({when}), without a fix yet: see the thread",
+        "zh": "团队之前（{when}）遇到过这个错误，但还没有修复方法：请看那个讨论",
+    },
     "memory_fallback": {
         "en": "Your team solved this error before ({when}): see the thread",
         "zh": "团队之前（{when}）解决过这个错误：请看那个讨论",

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.core.blocks import actions, button, context, cut, escape, section
+from bot.core.blocks import actions, button, context, cut, escape, header, section
 from bot.core.extract import Extracted
 from bot.core.messages import t
+from bot.core.teach_view import TEACH_OPEN
 
 MEMORY_UP, MEMORY_DOWN = "errfix_memory_up", "errfix_memory_down"
 EXCERPT = 280  # characters of a resolution's words kept (redacted first, by the store)
@@ -102,6 +103,8 @@ def team_answer_blocks(seen: Seen, link: str | None, lang: str = "en") -> list[d
     if seen.excerpt:
         who = f"<@{seen.excerpt_user}>" if seen.excerpt_user else t("memory_someone", lang)
         blocks.append(section(t("memory_fix", lang, user=who, words=escape(cut(seen.excerpt, EXCERPT)))))
+    if not seen.solved:
+        return [*blocks, context(seen_line(seen, link, lang))]
     blocks.append(context(seen_line(seen, link, lang), t("memory_votes", lang, up=seen.up, down=seen.down)))
     if seen.solved:
         value = {"m": seen.memory_id, "lang": lang}
@@ -115,5 +118,37 @@ def team_answer_blocks(seen: Seen, link: str | None, lang: str = "en") -> list[d
     return blocks
 
 
+def home_blocks(
+    solved: list[tuple[str, int, str, str]],
+    worth: list[tuple[str, str, str, str]],
+    links: dict[tuple[str, str], str],
+    lang: str = "en",
+) -> list[dict[str, object]]:
+    """The App Home's team memory: the errors the team solved most, each with its latest solved
+    thread, and threads a reply solved that no record answers, each with *Save as errfix record*."""
+    blocks: list[dict[str, object]] = [header(t("home_memory_solved", lang))]
+    if solved:
+        rows = []
+        for line, n, channel, thread in solved:
+            where = f"<{links[(channel, thread)]}|{t('memory_thread', lang)}>" if (channel, thread) in links else ""
+            rows.append(f"• *{n}×* `{escape(cut(line, 150))}` {where}".rstrip())
+        blocks.append(section("\n".join(rows)))
+    else:
+        blocks.append(context(t("home_memory_none", lang)))
+    if worth:
+        blocks.append(section(t("home_memory_worth", lang)))
+        for n, (line, channel, thread, reply) in enumerate(worth):
+            value = {"c": channel, "t": thread, "m": reply}
+            save = button(t("teach_title", lang), f"{TEACH_OPEN}:m{n}", value)
+            blocks.append(
+                {
+                    "type": "section",
+                    "text": {"type": "mrkdwn", "text": f"`{escape(cut(line, 200))}`"},
+                    "accessory": save,
+                }
+            )
+    return blocks
+
+
 def team_answer_text(seen: Seen, lang: str = "en") -> str:
-    return t("memory_fallback", lang, when=when(seen.created_at))
+    return t("memory_fallback" if seen.solved else "memory_fallback_unsolved", lang, when=when(seen.created_at))

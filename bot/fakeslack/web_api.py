@@ -971,16 +971,38 @@ class FakeSlack:
         return {"messages": thread, "has_more": False}
 
     def _history(self, params: JSON) -> JSON:
+        """Newest first, from `cursor` on, `limit` at a time (Slack's cap: 999), those after
+        `oldest`; a thread's root with its `reply_count`, as Slack shows it."""
         channel = self._channel(params)
         messages = self.messages(channel)
-        top = [_public(m) for m in messages if m.get("thread_ts", m["ts"]) == m["ts"] or _broadcast(m)]
+        try:
+            oldest = float(str(params.get("oldest") or 0))
+        except ValueError:
+            raise SlackError("invalid_ts_oldest") from None
+        top = [
+            _public(m)
+            for m in messages
+            if (m.get("thread_ts", m["ts"]) == m["ts"] or _broadcast(m)) and float(m["ts"]) > oldest
+        ]
+        for m in top:
+            replies = [r for r in messages if r.get("thread_ts") == m["ts"] and r["ts"] != m["ts"]]
+            if replies:
+                m |= {"reply_count": len(replies), "thread_ts": m["ts"], "latest_reply": replies[-1]["ts"]}
         if not _truthy(params.get("include_all_metadata")):
             top = [_without_metadata(m) for m in top]
         raw_limit = str(params.get("limit") or 100)
-        if not raw_limit.isdigit():
+        if not raw_limit.isdigit() or not 0 < int(raw_limit) <= 999:
             raise SlackError("invalid_limit")
         limit = int(raw_limit)
-        return {"messages": top[::-1][:limit], "has_more": len(top) > limit}
+        cursor = str(params.get("cursor") or "")
+        if cursor and not cursor.startswith("next_ts:"):
+            raise SlackError("invalid_cursor")
+        newest = top[::-1]
+        start = next((i for i, m in enumerate(newest) if m["ts"] == cursor[8:]), len(newest)) if cursor else 0
+        page = newest[start : start + limit]
+        more = start + limit < len(newest)
+        meta = {"next_cursor": f"next_ts:{newest[start + limit]['ts']}" if more else ""}
+        return {"messages": page, "has_more": more, "response_metadata": meta}
 
     def _files_info(self, params: JSON) -> JSON:
         stored = self.files.get(str(params.get("file") or ""))

@@ -277,6 +277,27 @@ class AsyncErrfix:
             )
         )
 
+    async def remember_at(
+        self, ex: Extracted, *, channel: str, channel_type: str, ts: str, thread_ts: str, user_id: str
+    ) -> int:
+        return await self._run(
+            lambda s: s.remember_at(
+                ex, channel=channel, channel_type=channel_type, ts=ts, thread_ts=thread_ts, user_id=user_id
+            )
+        )
+
+    async def set_thread(self, channel: str, thread_ts: str, *, replies: int, participants: list[str]) -> None:
+        await self._run(lambda s: s.set_thread(channel, thread_ts, replies=replies, participants=participants))
+
+    async def backfill_state(self, channel: str) -> dict[str, str]:
+        return await self._run(lambda s: s.backfill_state(channel))
+
+    async def set_backfill_state(self, channel: str, state: dict[str, str] | None) -> None:
+        await self._run(lambda s: s.set_backfill_state(channel, state))
+
+    async def memory_home(self) -> tuple[list[tuple[str, int, str, str]], list[tuple[str, str, str, str]]]:
+        return await self._run(lambda s: s.memory_home())
+
     async def note_reply(self, channel: str, thread_ts: str, user_id: str) -> None:
         await self._run(lambda s: s.note_reply(channel, thread_ts, user_id))
 

@@ -654,6 +654,36 @@ class Errfix:
         )
         return earlier
 
+    def remember_at(
+        self, ex: Extracted, *, channel: str, channel_type: str, ts: str, thread_ts: str, user_id: str
+    ) -> int:
+        """Remember a paste read from history (`errfix remember`): 1 if it is new to the memory."""
+        keys = identities(ex)
+        line = ex.lines[0].raw if ex.lines else ""
+        kept = self.memory.remember(
+            channel=channel,
+            channel_type=channel_type,
+            ts=ts,
+            thread_ts=thread_ts,
+            user_id=user_id,
+            line=line,
+            keys=keys,
+        )
+        return int(kept is not None)
+
+    def set_thread(self, channel: str, thread_ts: str, *, replies: int, participants: list[str]) -> None:
+        self.memory.set_thread(channel, thread_ts, replies, participants)
+
+    def backfill_state(self, channel: str) -> dict[str, str]:
+        return self.memory.backfill_state(channel)
+
+    def set_backfill_state(self, channel: str, state: dict[str, str] | None) -> None:
+        self.memory.set_backfill_state(channel, state)
+
+    def memory_home(self) -> tuple[list[tuple[str, int, str, str]], list[tuple[str, str, str, str]]]:
+        """The App Home's team memory (bot/store/memory.py `Memory.home`)."""
+        return self.memory.home()
+
     def note_reply(self, channel: str, thread_ts: str, user_id: str) -> None:
         self.memory.note_reply(channel, thread_ts, user_id)
 

@@ -21,13 +21,14 @@ from bot.core.digest_view import ChannelView, home_channels_blocks
 from bot.core.messages import language, t
 from bot.core.teach_view import team_home_blocks
 from bot.core.team_memory import MEMORY_DOWN, MEMORY_UP, Seen
+from bot.core.team_memory import home_blocks as memory_home_blocks
 from bot.core.views import Diagnosis
 from bot.slack import commands, feedback, teach_modal
 from bot.slack.answers import claim_answer, paste_text, post_answer
 from bot.slack.deps import Deps, Listener
 from bot.slack.middleware import edited_message
 from bot.slack.secret_notice import warn_of_secrets
-from bot.slack.seen_before import on_memory_vote, post_team_answer
+from bot.slack.seen_before import on_memory_vote, permalink, post_team_answer
 from bot.slack.words import answer_words
 
 _MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
@@ -143,7 +144,14 @@ async def answer_mention(deps: Deps, client: AsyncWebClient, event: dict[str, An
     words = _MENTION.sub(" ", paste.text)
     if not diagnosis.is_error and await answer_words(deps, client, event, words, diagnosis, paste.notes):
         return  # words, not a paste: the search /errfix runs, "not sure" when it is
-    await post_answer(deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes)
+    earlier = await _remember(deps, event, diagnosis) if kind not in DIRECT else []
+    if earlier and not diagnosis.reply:  # asked: the team's earlier thread, solved or discussed (#36)
+        await post_team_answer(deps, client, event, earlier[0], await _lang(deps, client, event, paste.text))
+        return
+    seen = earlier[0] if earlier else None
+    await post_answer(
+        deps, client, event=event, diagnosis=diagnosis, sure=diagnosis.reply, notes=paste.notes, seen=seen
+    )
 
 
 async def _say_off(deps: Deps, client: AsyncWebClient, event: dict[str, Any]) -> None:
@@ -183,6 +191,11 @@ def on_home(deps: Deps) -> Listener:
         with_team = view["blocks"] + team_home_blocks(newest, helpful, locale)  # team records (#17), when they fit
         if kit.fits(with_team, kit.MAX_HOME_BLOCKS):
             view["blocks"] = with_team
+        solved, worth = await deps.errfix.memory_home()  # team memory (#36): public channels only
+        links = {(c, th): url for _, _, c, th in solved if (url := await permalink(client, c, th))}
+        remembered = memory_home_blocks(solved, worth, links, locale)
+        if kit.fits(view["blocks"] + remembered, kit.MAX_HOME_BLOCKS):
+            view["blocks"] = view["blocks"] + remembered
         schedule = deps.settings.digest_schedule.label()
         mine = home_channels_blocks(await _channels_of(deps, client, user), schedule, locale)  # (#38)
         if kit.fits(view["blocks"] + mine, kit.MAX_HOME_BLOCKS):

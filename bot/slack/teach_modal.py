@@ -206,7 +206,7 @@ def on_teach_submit(deps: Deps) -> Listener:
         if shown is None:
             return
         fix = f"{form.fix}: {form.how}" if form.how else form.fix  # the thread is solved, by this (#36)
-        excerpt = f"{fix} (saved as {rec.id})"
+        excerpt = f"{fix} ({rec.id})"
         await deps.errfix.resolve(
             channel=meta.channel, thread_ts=meta.thread_ts, kind="saved", ts="", user_id=user, excerpt=excerpt
         )
@@ -258,7 +258,7 @@ async def _not_saved(deps: Deps, form: TeachForm, meta: TeachMeta, lang: str, er
 def register(app: AsyncApp, deps: Deps) -> None:
     """The shortcut, the nudge's button and the modal's submission, tracked like every listener."""
     app.shortcut(TEACH_SHORTCUT)(deps.activity.track(on_teach_shortcut(deps)))
-    app.action(re.compile(rf"^{TEACH_OPEN}(?::\d+)?$"))(  # the digest's buttons carry :n
+    app.action(re.compile(rf"^{TEACH_OPEN}(?::m?\d+)?$"))(  # the digest's and Home's buttons carry :n
         deps.activity.track(on_teach_button(deps))
     )
     app.view(TEACH_SUBMIT)(deps.activity.track(on_teach_submit(deps)))

@@ -13,6 +13,7 @@ Lookups go through the identity index, so their cost does not grow with the memo
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 from bot.core.redact import redact_text
@@ -76,6 +77,29 @@ class Memory:
         row = self.db.execute("SELECT 1 FROM memory WHERE channel = ? AND user_id = ? LIMIT 1", [channel, user_id])
         return row.fetchone() is not None
 
+    def set_thread(self, channel: str, thread_ts: str, replies: int, participants: list[str]) -> None:
+        """A thread's replies and who took part, as read from Slack (`errfix remember`): set, not
+        added, so reading a thread again counts it once."""
+        with self.store.write_transaction():
+            self.db.execute(
+                "UPDATE memory SET replies = ?, participants = ? WHERE channel = ? AND thread_ts = ?",
+                [replies, ",".join(participants[:50]), channel, thread_ts],
+            )
+
+    def backfill_state(self, channel: str) -> dict[str, str]:
+        """Where an interrupted `errfix remember` of `channel` stopped ({} when none did)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [f"backfill:{channel}"]).fetchone()
+        return dict(json.loads(row[0])) if row else {}
+
+    def set_backfill_state(self, channel: str, state: dict[str, str] | None) -> None:
+        with self.store.write_transaction():
+            if state is None:
+                self.db.execute("DELETE FROM meta WHERE key = ?", [f"backfill:{channel}"])
+            else:
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [f"backfill:{channel}", json.dumps(state)]
+                )
+
     def thread_author(self, channel: str, thread_ts: str) -> str | None:
         """Who pasted the remembered error a thread is about (None: no remembered paste there)."""
         row = self.db.execute(
@@ -96,8 +120,9 @@ class Memory:
         return True
 
     def seen(self, keys: list[str], *, channel: str, thread_ts: str, limit: int = 3) -> list[Seen]:
-        """Earlier pastes of an error with one of `keys`, in other threads, that `channel` may see:
-        solved ones first, then the latest."""
+        """Earlier pastes of an error with one of `keys`, in other threads, that `channel` may see
+        and that were solved or at least discussed (a reply in the thread): solved first, then the
+        latest."""
         if not keys:
             return []
         marks = ",".join("?" * len(keys))
@@ -108,6 +133,7 @@ class Memory:
             f"FROM memory_keys k JOIN memory m ON m.id = k.memory_id "
             "LEFT JOIN memory_resolutions r ON r.channel = m.channel AND r.thread_ts = m.thread_ts "
             f"WHERE k.key IN ({marks}) AND (m.channel = ? OR m.channel_type = ?) "
+            "AND (r.kind IS NOT NULL OR m.replies > 0) "  # solved, or at least discussed
             "AND NOT (m.channel = ? AND m.thread_ts = ?) "
             "GROUP BY m.id ORDER BY r.kind IS NULL, m.id DESC LIMIT ?",
             [*keys, channel, PUBLIC, channel, thread_ts, limit],
@@ -153,6 +179,29 @@ class Memory:
             )
         return value
 
+    def home(self, limit: int = 5) -> tuple[list[tuple[str, int, str, str]], list[tuple[str, str, str, str]]]:
+        """For the App Home (shown to everyone: public channels only): the errors solved most, as
+        (line, times solved, channel, latest solved thread), and threads a reply solved that no
+        record answers, worth saving as records, as (line, channel, thread, the solving reply)."""
+        solved = self.db.execute(
+            "SELECT max(m.line), count(DISTINCT m.id), max(m.channel || ' ' || m.thread_ts) FROM memory_keys k "
+            "JOIN memory m ON m.id = k.memory_id JOIN memory_resolutions r "
+            "ON r.channel = m.channel AND r.thread_ts = m.thread_ts "
+            f"WHERE m.channel_type = '{PUBLIC}' GROUP BY k.key ORDER BY count(DISTINCT m.id) DESC, k.key LIMIT ?",
+            [limit],
+        ).fetchall()
+        worth = self.db.execute(
+            "SELECT m.line, m.channel, m.thread_ts, r.ts FROM memory_resolutions r JOIN memory m "
+            "ON m.channel = r.channel AND m.thread_ts = r.thread_ts AND m.ts = m.thread_ts "
+            f"WHERE r.kind = 'check' AND m.channel_type = '{PUBLIC}' ORDER BY r.created_at DESC LIMIT ?",
+            [limit],
+        ).fetchall()
+        top = []
+        for line, n, where in solved:
+            channel, _, thread = str(where).partition(" ")
+            top.append((str(line), int(n), channel, thread))
+        return top, [(str(a), str(b), str(c), str(d)) for a, b, c, d in worth]
+
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM memory").fetchone()[0])
 
@@ -179,6 +228,7 @@ class Memory:
 
     def forget_channel(self, channel: str) -> dict[str, int]:
         q = self.db.execute
+        q("DELETE FROM meta WHERE key = ?", [f"backfill:{channel}"])
         return {
             "memory": q("DELETE FROM memory WHERE channel = ?", [channel]).rowcount,
             "memory_resolutions": q("DELETE FROM memory_resolutions WHERE channel = ?", [channel]).rowcount,

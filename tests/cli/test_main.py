@@ -20,7 +20,7 @@ def test_the_documented_commands_exist() -> None:
     assert set(COMMANDS) == {
         "import", "export", "match", "search", "show", "stats", "lint", "learned", "unlearn",
         "serve", "sync", "backup", "restore", "doctor", "demo", "forget-user", "forget-channel", "audit",
-        "draft", "forget",
+        "draft", "forget", "remember",
     }  # fmt: skip
 
 
@@ -28,7 +28,7 @@ def test_each_command_is_loaded_from_the_module_that_defines_it() -> None:
     """The lazy map and the modules agree: a command added to a module but not to the map (or
     mapped to the wrong module) would be missing from `errfix`."""
     defined = {}
-    for module in ("database", "lookup", "lint", "learn", "privacy", "serve", "team", "ops", "demo"):
+    for module in ("database", "lookup", "lint", "learn", "privacy", "serve", "team", "ops", "demo", "remember"):
         for cmd in importlib.import_module(f"bot.cli.{module}").COMMANDS:
             defined[cmd.name] = module
     assert defined == COMMAND_MODULES

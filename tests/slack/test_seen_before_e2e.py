@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest_asyncio
 
-from bot.fakeslack.web_api import FakeSlack, User
-from tests.slack.conftest import ALICE, BOB, CHANNEL, PASTE, Bot, all_text, buttons
+from bot.fakeslack.web_api import BOT_USER_ID, FakeSlack, User
+from tests.slack.conftest import ALICE, BOB, CHANNEL, PASTE, Bot, all_text, buttons, message_event
 
 OTHER, PRIVATE = "C_OTHER", "G_PRIVATE"
 FIRST = (
@@ -74,7 +74,41 @@ async def test_a_private_channels_thread_is_never_linked_elsewhere_but_is_in_its
 async def test_an_answer_from_a_record_says_where_the_error_was_seen_before(bot: Bot) -> None:
     first = await bot.paste(PASTE, channel=CHANNEL, channel_type="channel")
     await bot.answer_to(first)
+    await bot.paste("lowering the lr helped a bit", user=BOB, channel=CHANNEL, thread_ts=first["ts"])
     again = await bot.paste(PASTE.replace("1000", "2000"), user=BOB, channel=OTHER, channel_type="channel")
     text = all_text(await bot.answer_to(again))
     assert "pytorch/loss-nan-step" in text
     assert f"Seen before in <#{CHANNEL}> on " in text and "· discussed, not solved ·" in text
+
+
+async def test_a_thread_discussed_but_not_solved_is_linked_only_when_asked(bot: Bot, fake: FakeSlack) -> None:
+    first = await bot.paste(FIRST, channel=CHANNEL, channel_type="channel")
+    await bot.paste("same here, no idea yet", user=BOB, channel=CHANNEL, thread_ts=first["ts"], channel_type="channel")
+    unprompted = await bot.paste(AGAIN, user=BOB, channel=OTHER, channel_type="channel")
+    await bot.idle()
+    assert bot.replies(unprompted) == []
+    asked = fake.add_message(OTHER, f"<@{BOT_USER_ID}> {AGAIN}", BOB)
+    event = {**message_event(asked), "type": "app_mention"}
+    event.pop("channel_type", None)  # app_mention events carry none
+    assert await bot.event(event) == 200
+    text = all_text(await bot.answer_to(asked))
+    assert text.startswith("Your team has seen this error before (") and "· discussed, not solved ·" in text
+    # the discussed thread; the unprompted paste in C_OTHER had no reply: nothing to link
+    assert f"/archives/{CHANNEL}/p{first['ts'].replace('.', '')}|thread>" in text
+    assert buttons(fake.message(OTHER, bot.replies(asked)[0]["ts"]), "errfix_memory_up") == []
+
+
+async def test_the_home_tab_shows_what_the_team_solved_and_what_is_worth_saving(bot: Bot, fake: FakeSlack) -> None:
+    first = await solve(bot, CHANNEL, "channel")
+    await solve(bot, PRIVATE, "group")  # never on the Home tab, which everyone sees
+    assert await bot.event({"type": "app_home_opened", "user": BOB, "tab": "home", "channel": "D_BOB"}) == 200
+    await bot.idle()
+    view = fake.calls("views.publish")[-1].params["view"]
+    text = all_text({"blocks": view["blocks"]})
+    assert "Errors your team solved most" in text
+    assert (
+        "*1×* `QuarryLockError: shard 'orders' held by pid 4242` <https://fake.slack.com/archives/C_GENERAL/p" in text
+    )
+    (save,) = buttons({"blocks": view["blocks"]}, "errfix_teach_open")
+    fix = next(m for m in fake.messages(CHANNEL, first["ts"]) if m["ts"] != first["ts"])
+    assert save["value"] == f'{{"c":"{CHANNEL}","t":"{first["ts"]}","m":"{fix["ts"]}"}}'

@@ -13,9 +13,12 @@ KEY = "quarrylockerror: shard orders held by pid <n>"
 
 
 def remember(memory: Memory, channel: str, kind: str, ts: str, user: str = "U1") -> int | None:
-    return memory.remember(
+    """A paste discussed in its thread (a reply): what "seen before" may link."""
+    kept = memory.remember(
         channel=channel, channel_type=kind, ts=ts, thread_ts=ts, user_id=user, line="QuarryLockError", keys=[KEY]
     )
+    memory.note_reply(channel, ts, "U7")
+    return kept
 
 
 def test_a_thread_is_seen_from_its_own_channel_and_from_any_for_a_public_one(tmp_path: Path) -> None:
@@ -27,6 +30,10 @@ def test_a_thread_is_seen_from_its_own_channel_and_from_any_for_a_public_one(tmp
     seen_from = {c: {s.channel for s in memory.seen([KEY], channel=c, thread_ts="9.9")} for c in ("C_X", "G_PRIV")}
     assert seen_from == {"C_X": {"C_PUB"}, "G_PRIV": {"C_PUB", "G_PRIV"}}
     assert memory.seen([KEY], channel="C_PUB", thread_ts="1.1") == []  # never its own thread
+    memory.remember(
+        channel="C_PUB", channel_type="channel", ts="4.1", thread_ts="4.1", user_id="U1", line="x", keys=[KEY]
+    )
+    assert [s.ts for s in memory.seen([KEY], channel="C_PUB", thread_ts="9.9")] == ["1.1"]  # 4.1: nobody replied
     store.close()
 
 
