@@ -92,6 +92,7 @@ LANGUAGE_OF_DOMAIN = {
     "opencv": "python",
     "uv": "python",
     "poetry": "python",
+    "triton": "python",
     "node": "node",
     "nextjs": "node",
     "react": "node",
