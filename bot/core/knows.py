@@ -93,6 +93,14 @@ LANGUAGE_OF_DOMAIN = {
     "uv": "python",
     "poetry": "python",
     "triton": "python",
+    "pytest": "python",
+    "mypy": "python",
+    "spring": "jvm",
+    "vite": "node",
+    "webpack": "node",
+    "eslint": "node",
+    "jest": "node",
+    "angular": "node",
     "node": "node",
     "nextjs": "node",
     "react": "node",
@@ -226,7 +234,7 @@ class Knowing:
     bare: bool  # the regex has no own words: it says nothing but the class (`AssertionError`)
     commands: float  # command_share: the fixes act on the environment, not on code
     matched: bool = True  # the record's regex matches the paste (not a look-alike by wording alone)
-    other_name: bool = False  # the regex quotes a name ('module') where the line quotes another ('NoneType')
+    other_name: bool = False  # the regex quotes a name ('module') the line does not ('NoneType')
 
 
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -250,10 +258,17 @@ def _own_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and not w.endswith(_CLASS_ENDINGS)}
 
 
-def _quoted_literals(pattern: str) -> set[str]:
-    """The names a regex quotes literally (`'module' object is not callable`: module)."""
-    names = (m.group(1).replace("\\", "").lower() for m in _QUOTED.finditer(pattern))  # jax\.random: jax.random
-    return {n for n in names if re.fullmatch(r"[\w.-]+", n)}
+def _quoted_literals(pattern: str) -> list[set[str]]:
+    """The names a regex quotes literally, one set per quoted place (`'module' object is not
+    callable`: [{module}]; `'(?:gpus|tpu_cores)'`: each alternative is a name for that place)."""
+    places: list[set[str]] = []
+    for m in _QUOTED.finditer(pattern):
+        quoted = m.group(1).replace("\\", "").lower()  # jax\.random: jax.random
+        alternatives = quoted[3:-1].split("|") if quoted.startswith("(?:") and quoted.endswith(")") else [quoted]
+        names = {n for n in alternatives if re.fullmatch(r"[\w.-]+", n)}
+        if names:
+            places.append(names)
+    return places
 
 
 def knowing(
@@ -282,7 +297,8 @@ def knowing(
         bare=not own,
         commands=round(command_share(rec), 4),
         matched=matches(raw),
-        other_name=bool(quoted) and bool(regex_quoted := _quoted_literals(rec.regex)) and not regex_quoted & quoted,
+        # a place the regex quotes a name for holds none of its names in the line
+        other_name=bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
     )
 
 

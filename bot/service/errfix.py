@@ -308,9 +308,20 @@ class Errfix:
         # a candidate found by wording alone whose regex quotes another name than the paste's is a
         # look-alike ('jax.random' … has no attribute for 'openai' …): it goes after the others
         judged = [(v, knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity)) for v in views]
-        judged.sort(key=lambda vk: not vk[1].matched and vk[1].other_name)  # stable: score order kept
-        top, k = judged[0]
-        return [replace(top, knows=self.knows.knows(k)), *(v for v, _ in judged[1:])]
+        knows = {v.id: self.knows.knows(k) for v, k in judged}
+        # look-alikes last; among candidates scored the same, one that knows this very error first,
+        # then one that names more of what the line names (a record of `from click import
+        # _unicodefun` before any `cannot import name`); else as scored
+        judged.sort(
+            key=lambda vk: (
+                not vk[1].matched and vk[1].other_name,
+                -round(vk[0].score, 3),
+                not knows[vk[0].id],
+                vk[1].absorbed,
+            )
+        )
+        top, _ = judged[0]
+        return [replace(top, knows=knows[top.id]), *(v for v, _ in judged[1:])]
 
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:

@@ -210,3 +210,13 @@ def test_a_regex_quoting_another_name_than_the_paste_is_a_look_alike() -> None:
     assert not Knows().knows(k)
     same = knows_of(rec, PY_TRACEBACK + "TypeError: 'module' object is not callable\n", rarity=1.0)
     assert (same.matched, same.other_name) == (True, False) and Knows().knows(same)
+
+
+def test_each_alternative_a_regex_quotes_is_a_name_it_quotes() -> None:
+    rec = record(r"__init__\(\) got an unexpected keyword argument '(?:gpus|tpu_cores)'")
+    other = knows_of(
+        rec, PY_TRACEBACK + "TypeError: ClusterConfig.__init__() got an unexpected keyword argument 'cmd'\n"
+    )
+    assert (other.matched, other.other_name) == (False, True) and not Knows().knows(other)
+    own = knows_of(rec, PY_TRACEBACK + "TypeError: Trainer.__init__() got an unexpected keyword argument 'tpu_cores'\n")
+    assert (own.matched, own.other_name) == (True, False)
