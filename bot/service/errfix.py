@@ -653,16 +653,7 @@ class Errfix:
         if not keys:
             return []
         earlier = self.memory.seen(keys, channel=channel, thread_ts=thread_ts)
-        line = ex.lines[0].raw if ex.lines else ""
-        self.memory.remember(
-            channel=channel,
-            channel_type=channel_type,
-            ts=ts,
-            thread_ts=thread_ts,
-            user_id=user_id,
-            line=line,
-            keys=keys,
-        )
+        self.remember_at(ex, channel=channel, channel_type=channel_type, ts=ts, thread_ts=thread_ts, user_id=user_id)
         return earlier
 
     def remember_at(
