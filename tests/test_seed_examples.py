@@ -136,8 +136,11 @@ def test_a_grounded_seeds_examples_come_from_two_sources_or_more(seeds: dict[str
             urls[path.relative_to(EXAMPLES).as_posix()] = row["url"]
     grounded = [rid for rid, rec in seeds.items() if any(w.sources for w in rec.workarounds)]
     assert len(grounded) >= 100
+    by_record: dict[str, list[str]] = {}
+    for name in EXAMPLE_NAMES:
+        by_record.setdefault(example_id(EXAMPLES / name), []).append(name)
     for rid in grounded:
-        mine = [n for n in EXAMPLE_NAMES if example_id(EXAMPLES / n) == rid]
+        mine = by_record.get(rid, [])
         unnamed = [n for n in mine if n not in urls]
         assert not unnamed, f"{rid}: examples without a source: {unnamed}"
         assert len({urls[n] for n in mine}) >= 2, f"{rid}: examples from fewer than two sources"
