@@ -150,3 +150,12 @@ def test_the_defaults_errfix_documents(environ: pytest.MonkeyPatch) -> None:
     one fetch of ERRFIX_SYNC_URL, 8 s to drain on SIGTERM (Docker kills at 10)."""
     s = load_settings(env_file=None)
     assert (s.max_replies_per_minute, s.sync_timeout, s.shutdown_timeout) == (5, 60, 8)
+
+
+def test_team_memory_is_kept_half_a_year_unless_told(environ: pytest.MonkeyPatch) -> None:
+    assert load_settings(env_file=None).memory_days == 180
+    environ.setenv("ERRFIX_MEMORY_DAYS", "0")
+    assert load_settings(env_file=None).memory_days == 0
+    environ.setenv("ERRFIX_MEMORY_DAYS", "-1")
+    with pytest.raises(ConfigError, match="ERRFIX_MEMORY_DAYS"):
+        load_settings(env_file=None)

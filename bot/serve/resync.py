@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 
 from bot.errors import InvalidRecords
 from bot.ops.sync import SyncError, SyncReport, display_url, sync_once
+from bot.serve.background import in_background
 from bot.service.async_errfix import AsyncErrfix
 from bot.telemetry.metrics import Metrics
 
@@ -62,16 +63,5 @@ async def resyncing(
     if not url:
         yield
         return
-    task = asyncio.create_task(resync_forever(errfix, url, interval, timeout, metrics), name="errfix-resync")
-    task.add_done_callback(_report_crash)
-    try:
+    async with in_background(resync_forever(errfix, url, interval, timeout, metrics), name="errfix-resync", log=log):
         yield
-    finally:
-        task.cancel()
-        await asyncio.wait([task])  # a crash was already logged by _report_crash
-
-
-def _report_crash(task: asyncio.Task[None]) -> None:
-    """A bug that ends the loop is logged at once (not when the server stops), and syncing stops."""
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("sync loop stopped by an unexpected error; restart errfix", exc_info=error)

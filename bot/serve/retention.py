@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 
+from bot.serve.background import in_background
 from bot.service.async_errfix import AsyncErrfix
 from bot.service.errfix import Erased
 
@@ -65,16 +66,6 @@ async def purging(errfix: AsyncErrfix, days: int, memory_days: int = 0) -> Async
         log.info("retention off (ERRFIX_RETENTION_DAYS=0): pastes and rejections are kept until erased")
         yield
         return
-    task = asyncio.create_task(purge_forever(errfix, days, memory_days=memory_days), name="errfix-retention")
-    task.add_done_callback(_report_crash)
-    try:
+    purge = purge_forever(errfix, days, memory_days=memory_days)
+    async with in_background(purge, name="errfix-retention", log=log):
         yield
-    finally:
-        task.cancel()
-        await asyncio.wait([task])
-
-
-def _report_crash(task: asyncio.Task[None]) -> None:
-    """A bug that ends the loop is logged at once, and purging stops until errfix restarts."""
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("retention loop stopped by an unexpected error; restart errfix", exc_info=error)

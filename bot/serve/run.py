@@ -22,6 +22,7 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.config import Settings
 from bot.ops.serving_lock import serving
+from bot.serve.background import in_background
 from bot.serve.http import ops_app, web_app
 from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
@@ -29,7 +30,7 @@ from bot.serve.retention import purging
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.app import build_app, check_tokens, make_client, socket_handler
 from bot.slack.deps import Activity, Jobs, Outbox, Users
-from bot.slack.digest import Digests, posting_digests
+from bot.slack.digest import Digests, digests_forever
 from bot.slack.jobs import Replayer, replaying
 from bot.telemetry import logs
 from bot.telemetry.metrics import Metrics
@@ -108,11 +109,12 @@ async def _serve_app(
         if handler is not None:
             await handler.connect_async()
         _log_started(settings, http=http, host=host, port=port)
+        digests = Digests(errfix, Outbox(log), Users(log), app.client, settings.digest_schedule)
         async with (
             resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
             replaying(replayer),
             purging(errfix, settings.retention_days, settings.memory_days),
-            posting_digests(Digests(errfix, Outbox(log), Users(log), app.client, settings.digest_schedule)),
+            in_background(digests_forever(digests), name="errfix-digests", log=log),
         ):
             await stop.wait()
         log.info("stopping: no new events; letting the ones in flight finish")

@@ -325,9 +325,6 @@ class AsyncErrfix:
     async def channel_mode(self, channel: str) -> str:
         return await self._run(lambda s: s.channel_mode(channel))
 
-    async def channel_views(self) -> list[ChannelView]:
-        return await self._run(lambda s: s.channel_views())
-
     async def set_channel_mode(self, channel: str, mode: str, user_id: str) -> bool:
         return await self._run(lambda s: s.set_channel_mode(channel, mode, user_id))
 

@@ -714,10 +714,6 @@ class Errfix:
         """`auto`, `mention` or `off` (`/errfix here`)."""
         return self.channels.mode(channel)
 
-    def channel_views(self) -> list[ChannelView]:
-        """Every channel whose settings were ever changed."""
-        return self.channels.all()
-
     def set_channel_mode(self, channel: str, mode: str, user_id: str) -> bool:
         return self.channels.set_mode(channel, mode, actor=user_id)
 

@@ -15,10 +15,9 @@ every `interval` seconds, its clock and sleep parameters, so tests drive it with
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -164,20 +163,3 @@ async def digests_forever(digests: Digests, *, interval: float = 30.0, sleep: Sl
         except OSError as e:  # Slack unreachable: the claims wait for the next pass
             log.warning("digest pass failed: %s", e)
         await sleep(interval)
-
-
-@contextlib.asynccontextmanager
-async def posting_digests(digests: Digests) -> AsyncIterator[None]:
-    """Run `digests_forever` in the background inside the block."""
-    task = asyncio.create_task(digests_forever(digests), name="errfix-digests")
-    task.add_done_callback(_report_crash)
-    try:
-        yield
-    finally:
-        task.cancel()
-        await asyncio.wait([task])
-
-
-def _report_crash(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("digest loop stopped by an unexpected error; restart errfix", exc_info=error)

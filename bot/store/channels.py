@@ -55,12 +55,6 @@ class Channels:
         row = self.db.execute("SELECT mode FROM channel_settings WHERE channel = ?", [channel]).fetchone()
         return str(row[0]) if row else "auto"
 
-    def all(self) -> list[ChannelView]:
-        rows = self.db.execute(
-            "SELECT channel, mode, weekly_since, changed_by, changed_at FROM channel_settings ORDER BY channel"
-        ).fetchall()
-        return [ChannelView(str(c), str(m), w is not None, str(b), str(a)) for c, m, w, b, a in rows]
-
     def _upsert(self, channel: str, actor: str, **values: str | None) -> None:
         self.db.execute(
             "INSERT INTO channel_settings (channel, changed_by, changed_at) VALUES (?, ?, ?) "
@@ -122,10 +116,6 @@ class Channels:
     def unposted(self) -> list[Claim]:
         rows = self.db.execute("SELECT channel, slot FROM digests WHERE ts IS NULL ORDER BY claimed_at").fetchall()
         return [Claim(str(c), str(s)) for c, s in rows]
-
-    def posted_slots(self, channel: str) -> list[tuple[str, str | None]]:
-        rows = self.db.execute("SELECT slot, ts FROM digests WHERE channel = ? ORDER BY slot", [channel]).fetchall()
-        return [(str(s), None if t is None else str(t)) for s, t in rows]
 
     # ---- what a digest shows -------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.core.redact import redact_text
 from bot.core.team_memory import EXCERPT, Seen
@@ -119,6 +120,13 @@ class Memory:
             )
         return True
 
+    _SEEN = (
+        "SELECT m.id, m.channel, m.ts, m.thread_ts, m.created_at, r.kind, r.excerpt, r.user_id, "
+        "(SELECT count(*) FROM memory_votes v WHERE v.memory_id = m.id AND v.value = 1), "
+        "(SELECT count(*) FROM memory_votes v WHERE v.memory_id = m.id AND v.value = -1) FROM memory m "
+        "LEFT JOIN memory_resolutions r ON r.channel = m.channel AND r.thread_ts = m.thread_ts "
+    )
+
     def seen(self, keys: list[str], *, channel: str, thread_ts: str, limit: int = 3) -> list[Seen]:
         """Earlier pastes of an error with one of `keys`, in other threads, that `channel` may see
         and that were solved or at least discussed (a reply in the thread): solved first, then the
@@ -127,42 +135,18 @@ class Memory:
             return []
         marks = ",".join("?" * len(keys))
         rows = self.db.execute(
-            "SELECT m.id, m.channel, m.ts, m.thread_ts, m.created_at, r.kind, r.excerpt, r.user_id, "
-            "(SELECT count(*) FROM memory_votes v WHERE v.memory_id = m.id AND v.value = 1), "
-            "(SELECT count(*) FROM memory_votes v WHERE v.memory_id = m.id AND v.value = -1) "
-            f"FROM memory_keys k JOIN memory m ON m.id = k.memory_id "
-            "LEFT JOIN memory_resolutions r ON r.channel = m.channel AND r.thread_ts = m.thread_ts "
-            f"WHERE k.key IN ({marks}) AND (m.channel = ? OR m.channel_type = ?) "
+            f"{self._SEEN} WHERE m.id IN (SELECT memory_id FROM memory_keys WHERE key IN ({marks})) "
+            "AND (m.channel = ? OR m.channel_type = ?) AND NOT (m.channel = ? AND m.thread_ts = ?) "
             "AND (r.kind IS NOT NULL OR m.replies > 0) "  # solved, or at least discussed
-            "AND NOT (m.channel = ? AND m.thread_ts = ?) "
-            "GROUP BY m.id ORDER BY r.kind IS NULL, m.id DESC LIMIT ?",
+            "ORDER BY r.kind IS NULL, m.id DESC LIMIT ?",
             [*keys, channel, PUBLIC, channel, thread_ts, limit],
         ).fetchall()
-        return [
-            Seen(
-                int(mid),
-                str(c),
-                str(ts),
-                str(th),
-                str(at),
-                kind is not None,
-                str(ex or ""),
-                str(u or ""),
-                str(kind or ""),
-                int(up),
-                int(down),
-            )  # fmt: skip
-            for mid, c, ts, th, at, kind, ex, u, up, down in rows
-        ]
+        return [_seen(row) for row in rows]
 
     def one(self, memory_id: int) -> Seen | None:
         """One remembered paste as a `Seen` (for re-rendering a team answer after a vote)."""
-        row = self.db.execute("SELECT channel, thread_ts FROM memory WHERE id = ?", [memory_id]).fetchone()
-        if row is None:
-            return None
-        keys = [str(k) for (k,) in self.db.execute("SELECT key FROM memory_keys WHERE memory_id = ?", [memory_id])]
-        found = [s for s in self.seen(keys, channel=str(row[0]), thread_ts="", limit=50) if s.memory_id == memory_id]
-        return found[0] if found else None
+        row = self.db.execute(f"{self._SEEN} WHERE m.id = ?", [memory_id]).fetchone()
+        return None if row is None else _seen(row)
 
     def vote(self, memory_id: int, user_id: str, value: int) -> int | None:
         """Worked (+1) / Didn't work (-1) on a team answer; the same again withdraws. The vote held."""
@@ -233,3 +217,11 @@ class Memory:
             "memory": q("DELETE FROM memory WHERE channel = ?", [channel]).rowcount,
             "memory_resolutions": q("DELETE FROM memory_resolutions WHERE channel = ?", [channel]).rowcount,
         }
+
+
+def _seen(row: tuple[Any, ...]) -> Seen:
+    mid, channel, ts, thread_ts, at, kind, excerpt, user, up, down = row
+    return Seen(
+        int(mid), str(channel), str(ts), str(thread_ts), str(at), kind is not None,
+        str(excerpt or ""), str(user or ""), str(kind or ""), int(up), int(down),
+    )  # fmt: skip

@@ -31,3 +31,12 @@ def test_a_package_qualified_exception_is_the_same_error() -> None:
 def test_a_line_that_names_nothing_but_its_class_identifies_nothing() -> None:
     assert identity("KeyError") is None and identity("RuntimeError: 42") is None
     assert identities(extract('Traceback (most recent call last):\n  File "a.py", line 1\nKeyError: 0\n')) == []
+
+
+def test_a_paste_is_known_by_its_two_best_error_lines() -> None:
+    paste = (
+        'Traceback (most recent call last):\n  File "etl.py", line 3, in <module>\n'
+        "QuarryLockError: shard 'orders' held by pid 4\n\nThe above exception was the direct cause of:\n\n"
+        "JobFailedError: job 'nightly' gave up after 3 tries\n"
+    )
+    assert len(identities(extract(paste))) == 2

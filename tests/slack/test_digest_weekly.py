@@ -4,7 +4,9 @@ slot before the channel asked, and exactly once when errfix died between claimin
 from __future__ import annotations
 
 import logging
+import sqlite3
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from bot.core.schedule import Schedule
 from bot.fakeslack.web_api import FakeSlack
@@ -34,7 +36,12 @@ def runner(bot: Bot, clock: Clock) -> Digests:
     return Digests(bot.errfix, Outbox(log), Users(log), bot.app.client, Schedule(0, 9, 0, "UTC"), clock=clock)
 
 
-async def test_posted_at_the_slot_once_and_not_for_a_slot_before_it_was_asked(bot: Bot, fake: FakeSlack) -> None:
+async def test_posted_at_the_slot_once_and_not_for_a_slot_before_it_was_asked(
+    bot: Bot, fake: FakeSlack, db_file: Path
+) -> None:
+    await bot.answer_to(await bot.paste(PASTE, channel_type="channel"))
+    with sqlite3.connect(db_file) as conn:  # pasted on Sunday Dec 6, noon: in the 7 days before Dec 7 09:00 only
+        conn.execute("UPDATE pastes SET created_at = '2026-12-06T12:00:00Z'")
     await bot.errfix.set_weekly_digest(CHANNEL, True, ALICE, WED)
     clock = Clock(WED + timedelta(hours=1))
     digests = runner(bot, clock)
@@ -48,6 +55,8 @@ async def test_posted_at_the_slot_once_and_not_for_a_slot_before_it_was_asked(bo
     assert len(digests_in(fake)) == 1
     clock.now = MON_0900 + timedelta(days=7)
     assert await digests.run_due() == 1 and len(digests_in(fake)) == 2
+    said = [fake.message(CHANNEL, ts)["text"] for ts in digests_in(fake)]
+    assert said == ["errfix digest: 1 errors pasted, 1 answered", "errfix digest: 0 errors pasted, 0 answered"]
 
 
 async def test_a_channel_turned_off_gets_no_digest(bot: Bot, fake: FakeSlack) -> None:

@@ -49,6 +49,9 @@ def test_a_resolution_is_kept_redacted_and_solved_threads_come_first(tmp_path: P
     first, second = memory.seen([KEY], channel="C_X", thread_ts="9.9")
     assert (first.ts, first.solved, first.excerpt_user, second.solved) == ("1.1", True, "U2", False)
     assert token not in first.excerpt and first.excerpt.startswith("use ")
+    memory.resolve(channel="C_PUB", thread_ts="2.1", kind="check", ts="2.2", user_id="U2", excerpt="y" * 400)
+    latest = memory.seen([KEY], channel="C_X", thread_ts="9.9")[0]
+    assert (latest.ts, latest.excerpt) == ("2.1", "y" * 280)  # a fix's words are kept to 280 characters
     store.close()
 
 
