@@ -118,6 +118,11 @@ _FRAME = re.compile(r"^\s{0,12}(?:File \"|at [\w$.<>]{1,200}\(|\d{1,3}: 0x|#\d{1
 # after a traceback's frames, `name.Class: message` is the exception whatever its class is called
 # (BackendCompilerFailed, StopIteration, ConnectTimeout): a CamelCase name, maybe dotted
 _TB_EXCEPTION = re.compile(r"^ {0,2}(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z][a-z0-9]\w{0,80}(?:: |:$)")
+# Source code a traceback shows is not an error line, whatever words it holds (`except
+# (KeyboardInterrupt, Exception) as e:`): rich's framed listing (`│ ❱ 140 │ raise e │`) and the code
+# line Python prints under each `File "…", line N` frame.
+_RICH_SOURCE = re.compile(r"^\s{0,8}│\s{0,4}(?:❱|→|>)?\s{0,4}\d{1,6}\s{0,4}│")
+_PY_FRAME = re.compile(r"^(\s{0,12})File \"[^\"\n]{1,400}\", line \d+")
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 
 # Normalisation of volatile parts, for fuzzy comparison only.
@@ -187,6 +192,13 @@ class Extracted:
     is_error: bool
     truncated: bool
     env: frozenset[str] = field(default_factory=frozenset)
+    # `text` less the source code its tracebacks show (blank lines in their place), "" when it has
+    # none: what records' regexes read, so `except (KeyboardInterrupt, Exception)` is no error
+    uncoded: str = ""
+
+    @property
+    def searchable(self) -> str:
+        return self.uncoded or self.text
 
     @property
     def deprecation_only(self) -> bool:
@@ -270,12 +282,24 @@ def extract(text: str) -> Extracted:
     found: list[ErrorLine] = []
     in_traceback = False
     last_tb_line: int | None = None
+    frame_indent: int | None = None  # the indent of the `File "…"` frame line just above
+    source: list[int] = []  # lines that are a traceback's source code
     for i, line in enumerate(raw_lines):
         stripped = line.strip()
         if not stripped:
             continue
+        under_frame, frame_indent = frame_indent, None
+        if under_frame is not None and len(line) - len(line.lstrip()) > under_frame and not _RAISE.search(stripped):
+            source.append(i)  # the frame's source line (a `raise X('message')` there is read below)
+            continue
+        if _RICH_SOURCE.match(line):
+            source.append(i)
+            continue
         if _TRACEBACK.search(line):
             in_traceback = True
+            continue
+        if frame := _PY_FRAME.match(line):
+            frame_indent = len(frame.group(1))
             continue
         if _FRAME.search(line) or _CHAIN.search(line):
             continue
@@ -301,4 +325,10 @@ def extract(text: str) -> Extracted:
     # later lines win ties: the last error in a log is usually the one that stopped it
     ranked = sorted(found, key=lambda ln: (-ln.weight, -ln.index))[:MAX_LINES]
     strong = any(ln.weight >= 0.8 for ln in ranked)
-    return Extracted(cleaned, ranked, strong, truncated, environment(cleaned))
+    uncoded = ""
+    if source:
+        whole = cleaned.split("\n")
+        for i in source:
+            whole[i] = ""
+        uncoded = "\n".join(whole)
+    return Extracted(cleaned, ranked, strong, truncated, environment(cleaned), uncoded)

@@ -170,16 +170,21 @@ def is_software(rec: Record) -> bool:
     return rec.domain.lower() not in NON_SOFTWARE_DOMAINS
 
 
-def crosses(rec: Record, language: str | None, named: bool) -> bool:
+def crosses(rec: Record, language: str | None, named: bool, matched: bool = True) -> bool:
     """The record is another ecosystem's than the paste's: never its answer.
 
     `language` is paste_language's; `named` whether the paste names the record's domain (the
-    matcher's `domain` part)."""
+    matcher's `domain` part); `matched` whether the record's regex matched the paste. A product's
+    record found by wording alone in a paste that never names the product shares only words with
+    it, whatever the paste's language (a PyTorch `invalid combination of arguments` is not
+    Terraform's `count` and `for_each`)."""
     if not is_software(rec):
+        return True
+    domain = rec.domain.lower()
+    if domain in TOOL_DOMAINS and not named and not matched:
         return True
     if language is None:
         return False
-    domain = rec.domain.lower()
     own = LANGUAGE_OF_DOMAIN.get(domain)
     if own is not None:
         return own != language
@@ -247,7 +252,7 @@ def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
     for line in ex.lines:
         if matches(line.raw):
             return line.raw
-    for raw in reversed(ex.text.rsplit("\n", _LINES_SEARCHED)[-_LINES_SEARCHED:]):
+    for raw in reversed(ex.searchable.rsplit("\n", _LINES_SEARCHED)[-_LINES_SEARCHED:]):
         if raw.strip() and matches(raw):
             return raw.strip()
     return ex.lines[0].raw if ex.lines else ""

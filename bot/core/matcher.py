@@ -379,7 +379,7 @@ class Matcher:
         rx = self.regexes
         line_text = ex.error_text
         line_hits = {h.index: h.span for h in rx.search(line_text, REGEX_BUDGET, spend)} if line_text else {}
-        tail = ex.text[-REGEX_TEXT_LIMIT:]
+        tail = ex.searchable[-REGEX_TEXT_LIMIT:]
         text_hits = {h.index: h.span for h in rx.search(tail, REGEX_BUDGET, spend)}
         # terminals and issue trackers hard-wrap long messages: try the wrapped sentences joined
         for h in rx.search(wrapped_sentences(tail), REGEX_BUDGET, spend):
@@ -387,7 +387,7 @@ class Matcher:
         lines = ex.lines[:6]
         q_tokens = set(t for ln in lines for t in tokens(ln.norm))
         if not q_tokens:  # no error-looking line: the words of the paste may still name one
-            q_tokens = set(tokens(normalize(ex.text[-4000:])))
+            q_tokens = set(tokens(normalize(ex.searchable[-4000:])))
         return _Paste(
             line_hits=line_hits,
             text_hits=text_hits,

@@ -301,13 +301,19 @@ class Errfix:
         """The candidates that may answer this paste (none from another ecosystem, none that is not
         a software error: bot/core/knows.py), the first with whether it knows this very error."""
         language = paste_language(ex.text)
-        views = [v for v in views if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0)]
         matcher = self._matcher
-        if not views or matcher is None:
-            return views
+        if matcher is None:
+            return [v for v in views if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0)]
         # a candidate found by wording alone whose regex quotes another name than the paste's is a
         # look-alike ('jax.random' … has no attribute for 'openai' …): it goes after the others
-        judged = [(v, knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity)) for v in views]
+        judged = [
+            (v, k)
+            for v in views
+            for k in [knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity)]
+            if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched)
+        ]
+        if not judged:
+            return []
         knows = {v.id: self.knows.knows(k) for v, k in judged}
         # look-alikes last; among candidates scored the same, one that knows this very error first,
         # then one that names more of what the line names (a record of `from click import

@@ -797,3 +797,28 @@ def test_extract_never_raises_on_any_text(text: str) -> None:
 @given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=80).map("".join))
 def test_extract_never_raises_on_structured_junk(text: str) -> None:
     _check_invariants(extract(text))
+
+
+def test_source_code_a_traceback_shows_is_not_an_error_line() -> None:
+    # #35: `except (KeyboardInterrupt, Exception)` in a listing was answered as a KeyboardInterrupt
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/chain.py", line 138, in __call__\n'
+        "    except (KeyboardInterrupt, Exception) as e:\n"
+        "│   138 │   │   except (KeyboardInterrupt, Exception) as e:   │\n"
+        "│ ❱ 140 │   │   │   raise e                                   │\n"
+        "ValueError: chain input is missing 'question'\n"
+    )
+    ex = extract(paste)
+    assert raws(ex) == ["ValueError: chain input is missing 'question'"]
+    assert "KeyboardInterrupt" not in ex.searchable
+    assert "KeyboardInterrupt" in ex.text  # the paste itself is kept whole
+
+
+def test_a_raise_under_a_frame_is_still_read_as_the_error() -> None:
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/a.py", line 3, in f\n'
+        '    raise RuntimeError("disk quota gone")\n'
+    )
+    assert first(extract(paste)) == "RuntimeError: disk quota gone"

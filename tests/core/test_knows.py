@@ -75,6 +75,16 @@ def test_a_products_record_answers_a_languages_traceback_only_when_the_paste_nam
     assert not crosses(record("QuarryLockError", "quarry"), "python", named=False)
 
 
+def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -> None:
+    # a PyTorch `invalid combination of arguments` is not Terraform's count/for_each, whatever the
+    # paste's language (here none is known)
+    terraform = record("count and for_each", "terraform")
+    assert crosses(terraform, None, named=False, matched=False)
+    assert not crosses(terraform, None, named=False, matched=True)
+    assert not crosses(terraform, None, named=True, matched=False)
+    assert not crosses(record("pool overlaps", "docker"), None, named=False, matched=False)
+
+
 def test_a_record_that_is_not_a_software_error_answers_nothing() -> None:
     visa = record("visa on arrival", "visa")
     assert not is_software(visa)
