@@ -6,6 +6,13 @@ two pastes of one error (times, addresses, paths, URLs, numbers, quote marks) re
 names kept: `KeyError: 'token_type_ids'` and `KeyError: 'input_ids'` are two errors, the same
 class. A line that says no more than its class (`KeyError`, `RuntimeError: <n>`) identifies
 nothing, so it is not remembered: the rule of the quiet issue (bot/core/knows.py) holds here too.
+
+Besides a line's identity a paste may have *secondary* keys (marked `~`), each as strict as an
+identity: the Python 2 wording of a Python 3 message (`'module' object has no attribute 'x'`); and
+the *raise site*, the message with its quoted names left out together with the library frame that
+raised it (`File ".../site-packages/torch/nn/modules/module.py", ... in __getattr__`): two pastes
+raised by the same library `raise` with the same words are one error whatever the user's names were.
+A bare `KeyError: 'x'` has no words left once its name is out, so it gets no raise site.
 """
 
 from __future__ import annotations
@@ -36,13 +43,25 @@ _PACKAGE_PREFIX = re.compile(r"^[\w]+(?:\.[\w]+)*\.(\w*(?:error|exception)\b)")
 _TAIL = re.compile(r"[\s.!,;:]+$")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[a-z_][\w.]{1,}")
+SECONDARY = "~ "  # the mark of a secondary key (Python 2 wording, raise site): never listed on its own
+# Python 3 `module 'conda.plan' has no attribute 'x'` is Python 2 `'module' object has no attribute 'x'`
+_PY3_MODULE = re.compile(r"^(\S*attributeerror: )module [\w.]+ has no attribute ")
+_QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`")
+# a library frame: CPython's `File ".../site-packages/pkg/mod.py", line 9, in func`
+_LIB_FRAME = re.compile(r'^\s*File "[^"]*[\\/](?:site|dist)-packages[\\/]([^"]{1,300})", line \d+, in ([\w<>.]{1,100})')
+FRAME_BACK = 4  # lines above an error line searched for the frame that raised it (its code and carets between)
+_RAISE = re.compile(r"raise\b")
+_CLASS_ONLY = re.compile(r"^\s*[\w.]*(?:error|exception)\s*$", re.I)
 
 
 def identity(line: str) -> str | None:
     """The identity of one error line, or None when it names nothing beyond its class."""
     text = line.lower()
     if m := _EXCEPTION.search(text):
-        text = text[m.start() :]
+        start = m.start()
+        # `AttributeError: …` quoted inline in a sentence: the error ends where its code span does
+        end = text.find("`", m.end()) if start and text[start - 1] == "`" else -1
+        text = text[start:end] if end > 0 else text[start:]
     for pattern, repl in _VOLATILE:
         text = pattern.sub(repl, text)
     text = _PACKAGE_PREFIX.sub(r"\1", _TAIL.sub("", text))
@@ -52,9 +71,57 @@ def identity(line: str) -> str | None:
 
 
 def identities(ex: Extracted) -> list[str]:
-    """The identities of a paste's best error lines, best first, each once."""
-    found = (identity(line.raw) for line in ex.lines[:LINES])
-    return list(dict.fromkeys(k for k in found if k))
+    """The identities of a paste's best error lines, best first, each once, then their secondary keys."""
+    split: list[list[str]] = []  # the paste's rows, split only when a line needs its neighbours
+
+    def rows() -> list[str]:
+        if not split:
+            split.append(ex.text.split("\n"))
+        return split[0]
+
+    keys: list[str] = []
+    secondary: list[str] = []
+    for line in ex.lines[:LINES]:
+        raw = _with_message(line.raw, rows(), line.index) if _CLASS_ONLY.match(line.raw) else line.raw
+        key = identity(raw)
+        if key is None:
+            continue
+        keys.append(key)
+        if (py2 := _PY3_MODULE.sub(r"\1module object has no attribute ", key)) != key:
+            secondary.append(py2)  # a Python 2 paste's own identity: unmarked, as it would be remembered
+        if _QUOTED.search(raw) and (site := _raise_site(raw, rows(), line.index)):  # no names: the key says it
+            secondary.append(SECONDARY + site)
+    return list(dict.fromkeys(keys + secondary))
+
+
+def _with_message(raw: str, rows: list[str], index: int) -> str:
+    """A class alone on its indented line, a blank line, then an indented message (Poetry/cleo prints
+    `  KeyError`, ``, `  'format'`): the class with that message. A traceback's class line is not
+    indented, so what follows it there (`During handling of …`) is never taken for its message."""
+    if not _CLASS_ONLY.match(raw) or not 0 <= index < len(rows) - 2:
+        return raw
+    line, blank, message = rows[index : index + 3]
+    if not (line[:1].isspace() and not blank.strip() and message[:1].isspace() and message.strip()):
+        return raw
+    message = message.strip()
+    return raw if message.startswith("at ") else f"{raw.strip()}: {message}"
+
+
+def _raise_site(raw: str, rows: list[str], index: int) -> str | None:
+    """`<message without its quoted names> @ <library file> in <function>` when a library frame
+    shortly above the error line raised it (its code line is a `raise`) and the message has words
+    beyond its class."""
+    template = identity(_QUOTED.sub(" <q> ", raw))
+    if template is None or len(_WORD.findall(template)) < 3:
+        return None
+    above = rows[max(0, index - FRAME_BACK) : max(0, index)]
+    for n in range(len(above) - 1, -1, -1):
+        if m := _LIB_FRAME.match(above[n]):
+            code = next((r.strip() for r in above[n + 1 :] if r.strip()), "")
+            if not _RAISE.match(code):  # the frame called on (an import, an attribute): not a raise site
+                return None
+            return f"{template} @ {m.group(1).replace(chr(92), '/').lower()} in {m.group(2)}"
+    return None
 
 
 @dataclass(frozen=True)

@@ -659,14 +659,25 @@ class Errfix:
         if not keys:
             return []
         earlier = self.memory.seen(keys, channel=channel, thread_ts=thread_ts)
-        self.remember_at(ex, channel=channel, channel_type=channel_type, ts=ts, thread_ts=thread_ts, user_id=user_id)
+        self.remember_at(
+            ex, channel=channel, channel_type=channel_type, ts=ts, thread_ts=thread_ts, user_id=user_id, keys=keys
+        )
         return earlier
 
     def remember_at(
-        self, ex: Extracted, *, channel: str, channel_type: str, ts: str, thread_ts: str, user_id: str
+        self,
+        ex: Extracted,
+        *,
+        channel: str,
+        channel_type: str,
+        ts: str,
+        thread_ts: str,
+        user_id: str,
+        keys: list[str] | None = None,
     ) -> int:
-        """Remember a paste read from history (`errfix remember`): 1 if it is new to the memory."""
-        keys = identities(ex)
+        """Remember a paste read from history (`errfix remember`): 1 if it is new to the memory.
+        `keys`: its identities when the caller has them already."""
+        keys = identities(ex) if keys is None else keys
         line = ex.lines[0].raw if ex.lines else ""
         kept = self.memory.remember(
             channel=channel,

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.core.redact import redact_text
-from bot.core.team_memory import EXCERPT, Seen
+from bot.core.team_memory import EXCERPT, SECONDARY, Seen
 from bot.store.store import Store, now_iso
 
 PUBLIC = "channel"
@@ -166,12 +166,14 @@ class Memory:
     def home(self, limit: int = 5) -> tuple[list[tuple[str, int, str, str]], list[tuple[str, str, str, str]]]:
         """For the App Home (shown to everyone: public channels only): the errors solved most, as
         (line, times solved, channel, latest solved thread), and threads a reply solved that no
-        record answers, worth saving as records, as (line, channel, thread, the solving reply)."""
+        record answers, worth saving as records, as (line, channel, thread, the solving reply). A
+        secondary key (a raise site, bot/core/team_memory.py) is no error of its own to list."""
         solved = self.db.execute(
             "SELECT max(m.line), count(DISTINCT m.id), max(m.channel || ' ' || m.thread_ts) FROM memory_keys k "
             "JOIN memory m ON m.id = k.memory_id JOIN memory_resolutions r "
             "ON r.channel = m.channel AND r.thread_ts = m.thread_ts "
-            f"WHERE m.channel_type = '{PUBLIC}' GROUP BY k.key ORDER BY count(DISTINCT m.id) DESC, k.key LIMIT ?",
+            f"WHERE m.channel_type = '{PUBLIC}' AND k.key NOT LIKE '{SECONDARY}%' "
+            "GROUP BY k.key ORDER BY count(DISTINCT m.id) DESC, k.key LIMIT ?",
             [limit],
         ).fetchall()
         worth = self.db.execute(

@@ -40,3 +40,68 @@ def test_a_paste_is_known_by_its_two_best_error_lines() -> None:
         "JobFailedError: job 'nightly' gave up after 3 tries\n"
     )
     assert len(identities(extract(paste))) == 2
+
+
+def test_an_error_quoted_inline_in_a_sentence_ends_with_its_code_span() -> None:
+    said = identity("Every run fails with `ValueError: bad shard 'eu-7'` when running `etl sync -n nightly`.")
+    assert said == "valueerror: bad shard eu- <n>"
+
+
+def test_python_3_module_wording_also_gets_the_python_2_identity() -> None:
+    py3 = identities(extract("AttributeError: module 'quarry.plan' has no attribute 'SHARDS'"))
+    py2 = identities(extract("AttributeError: 'module' object has no attribute 'SHARDS'"))
+    assert py2 == ["attributeerror: module object has no attribute shards"]
+    assert py3 == ["attributeerror: module quarry.plan has no attribute shards", py2[0]]
+    other = identities(extract("AttributeError: 'module' object has no attribute 'ROWS'"))
+    assert not set(other) & set(py3)
+
+
+def test_a_class_alone_on_its_line_takes_the_next_line_as_its_message() -> None:
+    cleo = "  QuarryError\n\n  'shard_map'\n\n  at ~/.venv/lib/python3.12/site-packages/quarry/plan.py:79 in load\n"
+    assert identities(extract(cleo)) == ["quarryerror: shard_map"]
+    other = "  QuarryError\n\n  'row_map'\n\n  at ~/.venv/lib/python3.12/site-packages/quarry/plan.py:79 in load\n"
+    assert identities(extract(other)) == ["quarryerror: row_map"]
+
+
+def _raised(frame_path: str, code: str, error: str) -> list[str]:
+    return identities(
+        extract(
+            'Traceback (most recent call last):\n  File "job.py", line 3, in <module>\n    q.rows\n'
+            f'  File "{frame_path}", line 41, in __getattr__\n    {code}\n{error}\n'
+        )
+    )
+
+
+def test_one_library_raise_with_other_names_is_one_error_but_a_bare_key_error_is_not() -> None:
+    a = _raised(
+        "/opt/conda/lib/python3.8/site-packages/quarry/table.py",
+        "raise ShardError(f'{name!r} shard has no column {col!r}')",
+        "ShardError: 'orders' shard has no column 'total'",
+    )
+    b = _raised(
+        "C:\\py\\Lib\\site-packages\\quarry\\table.py",
+        "raise ShardError(",
+        "ShardError: 'users' shard has no column 'email'",
+    )
+    assert a[0] != b[0]
+    assert a[1] == b[1] == "~ sharderror: <q> shard has no column <q> @ quarry/table.py in __getattr__"
+    k1 = _raised("/v/lib/python3.11/site-packages/quarry/table.py", "raise KeyError(name)", "KeyError: 'orders'")
+    k2 = _raised("/v/lib/python3.11/site-packages/quarry/table.py", "raise KeyError(name)", "KeyError: 'users'")
+    assert k1 == ["keyerror: orders"] and k2 == ["keyerror: users"]
+
+
+def test_a_library_frame_that_did_not_raise_is_no_raise_site() -> None:
+    imported = _raised(
+        "/v/lib/python3.11/site-packages/quarry/__init__.py",
+        "from quarry._native import *",
+        "ModuleNotFoundError: No module named 'quarry_native'",
+    )
+    assert imported == ["modulenotfounderror: no module named quarry_native"]
+
+
+def test_a_traceback_class_line_does_not_take_the_next_line_as_its_message() -> None:
+    chained = (
+        'Traceback (most recent call last):\n  File "job.py", line 3, in <module>\n    q.rows\nQuarryError\n\n'
+        "During handling of the above exception, another exception occurred:\n\n"
+    )
+    assert identities(extract(chained)) == []

@@ -73,3 +73,23 @@ def test_forget_channel_forget_user_and_the_purge_leave_nothing_of_what_they_era
     done = privacy.purge_expired(later, 0, memory_days=180)
     assert done.counts["memory"] == 1 and memory.count() == 0
     store.close()
+
+
+def test_the_home_lists_errors_not_their_secondary_keys(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "m.db", seed=False)
+    memory = Memory(store)
+    site = "~ sharderror: <q> shard has no column <q> @ quarry/table.py in load"
+    memory.remember(
+        channel="C_PUB",
+        channel_type="channel",
+        ts="1.1",
+        thread_ts="1.1",
+        user_id="U1",
+        line="ShardError",
+        keys=[KEY, site],
+    )
+    memory.resolve(channel="C_PUB", thread_ts="1.1", kind="check", ts="1.2", user_id="U2", excerpt="reindex")
+    assert [s.ts for s in memory.seen([site], channel="C_X", thread_ts="9.9")] == ["1.1"]
+    solved, _ = memory.home()
+    assert [(line, n) for line, n, _, _ in solved] == [("ShardError", 1)]
+    store.close()
