@@ -50,7 +50,9 @@ def first(svc: Errfix, text: str) -> tuple[Any, Knowing] | None:
     top = d.matches[0]
     m = svc._matcher
     assert m is not None
-    return top, knowing(top.record, d.extracted, lambda line: m.regex_matches(top.id, line), m.rarity)
+    return top, knowing(
+        top.record, d.extracted, lambda line: m.regex_matches(top.id, line), m.rarity, m.catch_all(top.id)
+    )
 
 
 def samples(tmp: Path) -> list[Sample]:

@@ -203,6 +203,10 @@ _LOCATION = re.compile(
 _CODE = re.compile(r"\b(?:[a-z]+[A-Z][a-z]+[A-Z]?\w*|[A-Z][a-z]+[A-Z]\w*|[A-Za-z]+_[A-Za-z0-9_]+|[A-Z]{1,5}\d{2,})\b")
 CODE_WEIGHT = 3
 _CLASS_ENDINGS = ("error", "exception", "warning")
+# A name the line quotes (`'reshape'`, `"packages"`): what fills a catch-all's slot
+_SLOT = re.compile(r"['\"`]([A-Za-z_][\w.]{0,120})['\"`]")
+# More quoted names than this in one line are a list the error reports (missing keys), not its slot
+SLOT_NAMES = 2
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
 _NAME = re.compile(
     r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60})\b"
@@ -240,6 +244,8 @@ class Knowing:
     commands: float  # command_share: the fixes act on the environment, not on code
     matched: bool = True  # the record's regex matches the paste (not a look-alike by wording alone)
     other_name: bool = False  # the regex quotes a name ('module') the line does not ('NoneType')
+    slots: int = 0  # names the line quotes that the record's wording lacks ('reshape')
+    catch_all: bool = False  # the regex also recognises other errors' signatures in this database
 
 
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -277,17 +283,22 @@ def _quoted_literals(pattern: str) -> list[set[str]]:
 
 
 def knowing(
-    rec: Record, ex: Extracted, matches: Callable[[str], bool], rarity: Callable[[str], float] = lambda w: 1.0
+    rec: Record,
+    ex: Extracted,
+    matches: Callable[[str], bool],
+    rarity: Callable[[str], float] = lambda w: 1.0,
+    catch_all: bool = False,
 ) -> Knowing:
     """What `Knows` reads of a record as the answer to a paste; `matches(line)` tells whether the
     record's regex matches a line, `rarity(word)` how rare a word is among the records' wordings
-    (0..1): a class's template is worded in words every record of the class shares."""
+    (0..1): a class's template is worded in words every record of the class shares; `catch_all`
+    whether its regex also recognises other errors' signatures (the matcher's `catch_all`)."""
     raw = principal_line(ex, matches)
     text = _LOCATION.sub(" ", raw)
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
     # quoted names (a quoted path too: which file is missing is the error's identity), then
     # identifiers outside paths
-    quoted = {m.group(1).lower() for m in _QUOTED.finditer(raw)}
+    quoted = {m.group(1).lower() for m in _QUOTED.finditer(raw) if not any(c.isspace() for c in m.group(1))}
     names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
     own = _own_words(rec.regex)
@@ -304,6 +315,8 @@ def knowing(
         matched=matches(raw),
         # a place the regex quotes a name for holds none of its names in the line
         other_name=bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
+        slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
+        catch_all=catch_all,
     )
 
 
@@ -333,4 +346,10 @@ class Knows:
         # object has no attribute 'test') has no say over its name
         if not k.matched and k.other_name:
             return False  # like the error in wording, but about another name: a look-alike
-        return not template or (k.matched and k.commands >= self.commands and not k.dotted)
+        acts_on_name = k.matched and k.commands >= self.commands and not k.dotted
+        if k.catch_all and 0 < k.slots <= SLOT_NAMES and not acts_on_name:
+            # a catch-all (other records are the specific errors of its class) whose slot holds a
+            # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
+            # None, and why, is the error, and its code-side advice cannot say
+            return False
+        return not template or acts_on_name

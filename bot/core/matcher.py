@@ -181,10 +181,17 @@ class Matcher:
         self._sig_idf = [self._idf_mass(toks[0]) if toks else 0.0 for toks in self._text_tokens]
         del canon, envs, domains, domain_words
         self.shadows = seed_shadows(records, seeds, overlap.cross_hits)
+        self._catch_all = overlap.catch_all
 
     def rarity(self, word: str) -> float:
         """How rare a word is among the records' wordings, in [0, 1]: 1 when at most one says it."""
         return self.idf.get(word, self.max_idf) / self.max_idf
+
+    def catch_all(self, record_id: str) -> bool:
+        """Whether the record's regex also recognises other errors' signatures (one way: not a
+        variant of the same error): a class's catch-all in this database."""
+        i = self.by_id.get(record_id)
+        return i is not None and self._catch_all[i]
 
     def regex_matches(self, record_id: str, text: str) -> bool:
         """Whether the record's own regex matches `text` (False for a record not in the index)."""

@@ -8,7 +8,7 @@ error a seed covers is the answer in the seed's place).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.core.records import Record
 from bot.core.regexset import RegexSet
@@ -22,6 +22,8 @@ CrossHit = tuple[int, int, int]  # (regex i, signature j, span): record i's rege
 class Overlap:
     counts: list[float]  # per record: signatures of other errors its regex matches (estimated past the sample)
     cross_hits: list[CrossHit]  # every hit involving a bundled seed, exact
+    # per record: its regex recognises another error's signature or alias (one way): a catch-all
+    catch_all: list[bool] = field(default_factory=list)
 
 
 _Pairs = set[tuple[int, int]]  # (regex i, signature j), i != j
@@ -40,8 +42,10 @@ def vagueness(records: Sequence[Record], regexes: RegexSet, seeds: frozenset[str
     cross_hits: list[CrossHit] = []
     seed_idx = [i for i, r in enumerate(records) if r.id in seeds]
     pairs: _Pairs = set()  # exact
+    aliases: _Pairs = set()  # regex i recognises an alias of j (exact up to the sample size)
     if step == 1:
         _all_pairs(records, regexes, frozenset(seed_idx), pairs, cross_hits)
+        _alias_pairs(records, regexes, aliases)
     else:
         _sampled_counts(records, regexes, frozenset(seed_idx), step, counts)
         _seed_pairs(records, regexes, seed_idx, pairs, cross_hits)
@@ -50,7 +54,36 @@ def vagueness(records: Sequence[Record], regexes: RegexSet, seeds: frozenset[str
     for i, j in pairs:
         if (j, i) not in pairs:
             counts[i] += 1
-    return Overlap(counts, cross_hits)
+    return Overlap(counts, cross_hits, _catch_all(len(records), counts, pairs | aliases))
+
+
+def _catch_all(n: int, counts: list[float], examples: _Pairs) -> list[bool]:
+    """Records whose regex recognises another error's wording one way; variants of one error
+    (each recognising the other) are one error, so one variant's catch-all makes all of them."""
+    catch_all = [c > 0 for c in counts]
+    variants: dict[int, list[int]] = {}
+    for i, j in examples:
+        if (j, i) in examples:
+            variants.setdefault(i, []).append(j)
+        else:
+            catch_all[i] = True
+    todo = [i for i in range(n) if catch_all[i] and i in variants]
+    while todo:
+        for j in variants[todo.pop()]:
+            if not catch_all[j]:
+                catch_all[j] = True
+                if j in variants:
+                    todo.append(j)
+    return catch_all
+
+
+def _alias_pairs(records: Sequence[Record], regexes: RegexSet, aliases: _Pairs) -> None:
+    """Every regex on every other wording of a signature (`aliases`): who recognises whose."""
+    for j, rec in enumerate(records):
+        for alias in rec.aliases:
+            for hit in regexes.search(alias):
+                if hit.index != j:
+                    aliases.add((hit.index, j))
 
 
 def _all_pairs(

@@ -309,7 +309,9 @@ class Errfix:
         judged = [
             (v, k)
             for v in views
-            for k in [knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity)]
+            for k in [
+                knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity, matcher.catch_all(v.id))
+            ]
             if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched)
         ]
         if not judged:

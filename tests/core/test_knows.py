@@ -230,3 +230,29 @@ def test_each_alternative_a_regex_quotes_is_a_name_it_quotes() -> None:
     assert (other.matched, other.other_name) == (False, True) and not Knows().knows(other)
     own = knows_of(rec, PY_TRACEBACK + "TypeError: Trainer.__init__() got an unexpected keyword argument 'tpu_cores'\n")
     assert (own.matched, own.other_name) == (True, False)
+
+
+def test_a_catch_all_whose_slot_holds_a_name_it_does_not_know_only_knows_the_kind() -> None:
+    # 'NoneType' object has no attribute 'reshape': which thing is None, and why, is the error
+    nonetype = record("'NoneType' object has no attribute '\\w+'", fixes=("if x is not None: x.split()",))
+    paste = "AttributeError: 'NoneType' object has no attribute 'reshape'"
+    catch_all = knowing(nonetype, extract(paste), lambda line: "NoneType" in line, lambda w: 1.0, catch_all=True)
+    assert catch_all.slots == 1  # 'NoneType' is in the record's wording, 'reshape' is not
+    assert not Knows().knows(catch_all)
+    # the same record with no more specific record of its class in the database: its own words decide
+    alone = knowing(nonetype, extract(paste), lambda line: "NoneType" in line, lambda w: 1.0)
+    assert Knows().knows(alone)
+
+
+def test_a_catch_all_whose_fixes_act_on_the_slots_name_still_knows_it() -> None:
+    module = record("No module named '[\\w.]+'", fixes=("pip install <name>", "python -m pip install <name>"))
+    k = knowing(module, extract("ModuleNotFoundError: No module named 'yaml'"), lambda line: True, catch_all=True)
+    assert Knows().knows(k)
+
+
+def test_three_quoted_names_are_a_list_the_error_reports_not_its_slot() -> None:
+    state = record("Missing key\\(s\\) in state_dict", fixes=("model.load_state_dict(sd, strict=False)",))
+    two = 'RuntimeError: Missing key(s) in state_dict: "fc.weight", "fc.bias"'
+    three = 'RuntimeError: Missing key(s) in state_dict: "fc.weight", "fc.bias", "bn.weight"'
+    assert not Knows().knows(knowing(state, extract(two), lambda line: True, lambda w: 1.0, catch_all=True))
+    assert Knows().knows(knowing(state, extract(three), lambda line: True, lambda w: 1.0, catch_all=True))

@@ -91,3 +91,28 @@ def test_vagueness_is_exact_up_to_twenty_thousand_records() -> None:
     every second signature is searched and the count doubled (an estimate: 0 or 2 for the 1)."""
     assert vague_count(20_000) == 1.0
     assert vague_count(20_001) in (0.0, 2.0)
+
+
+def test_a_regex_recognising_another_errors_alias_one_way_is_a_catch_all_and_so_are_its_variants() -> None:
+    records = [
+        rec(
+            "py/nonetype",
+            "AttributeError: 'NoneType' object has no attribute 'group'",
+            r"'NoneType' object has no attr",
+        ),
+        rec(
+            "corpus/nonetype", "AttributeError: 'NoneType' object has no attribute 'split'", r"NoneType' object has no"
+        ),
+        rec(
+            "bnb/cpu-binary",
+            "libbitsandbytes_cpu.so: undefined symbol: cadam32bit_grad_fp32",
+            r"undefined symbol: cadam32bit|no attribute 'cadam32bit",
+            aliases=["'NoneType' object has no attribute 'cadam32bit_grad_fp32'"],
+        ),
+        rec("py/keyerror", "KeyError: 'x'", r"KeyError: '\w+'"),
+    ]
+    overlap = vagueness(records, RegexSet([r.regex for r in records]), frozenset())
+    # the first recognises the third's alias one way; the second is its variant (each recognises
+    # the other's signature); the third and fourth recognise no other error's wording
+    assert overlap.catch_all == [True, True, False, False]
+    assert overlap.counts == [0.0, 0.0, 0.0, 0.0]  # aliases leave the scoring's vagueness alone
