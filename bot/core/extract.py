@@ -100,7 +100,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         "keyword",
         0.6,
         re.compile(
-            r"\b(?:error|failed|failure|fatal|denied|refused|cannot|can't|couldn't|unable to|not found|no such|invalid|unsupported|incompatible|exceed(?:s|ed)|timed? ?out|(?:was|has been|were|have been) removed|no longer supported|killed|segmentation fault|out of memory|traceback|exception|unresolved|undefined|mismatch|conflict|missing|too open|unprotected|abort(?:ed)?|crash(?:ed)?|panic|not allowed|forbidden|unauthorized|rejected|overflow|deadlock|corrupt(?:ed)?|illegal|expected .{1,60} but|is not (?:a |an )?(?:supported|valid|recognized|defined|compatible))\b",
+            r"\b(?:error|failed|failure|fatal|denied|refused|cannot|can't|couldn't|unable to|not found|no such|invalid|unsupported|incompatible|exceed(?:s|ed)|timed? ?out|(?:was|has been|were|have been) removed|no longer supported|killed|segmentation fault|out of memory|insufficient|not enough|more [^\n]{1,60}? than (?:is |are )?available|traceback|exception|unresolved|undefined|mismatch|conflict|missing|too open|unprotected|abort(?:ed)?|crash(?:ed)?|panic|not allowed|forbidden|unauthorized|rejected|overflow|deadlock|corrupt(?:ed)?|illegal|expected .{1,60} but|is not (?:a |an )?(?:supported|valid|recognized|defined|compatible))\b",
             re.I,
         ),
     ),

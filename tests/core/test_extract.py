@@ -822,3 +822,15 @@ def test_a_raise_under_a_frame_is_still_read_as_the_error() -> None:
         '    raise RuntimeError("disk quota gone")\n'
     )
     assert first(extract(paste)) == "RuntimeError: disk quota gone"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '"model requires more system memory (4.1 GiB) than is available (3.1 GiB)"',
+        "insufficient shared memory (shm) for the workers",
+        "not enough free disk space to extract the archive",
+    ],
+)
+def test_a_resource_shortfall_is_an_error_line(line: str) -> None:
+    assert raws(extract(f"Provider: ollama\n{line}\n")) == [line.strip()]
