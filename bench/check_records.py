@@ -18,6 +18,7 @@ from pathlib import Path
 
 import re2
 
+from bot.core.chat import ORDINARY_CHAT
 from bot.service.errfix import Errfix
 from bot.store.files import load
 from bot.store.lint import lint
@@ -26,8 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 BUNDLED_EXAMPLES = ROOT / "tests" / "seed_examples"
 _NUMBERED = re.compile(r"\.\d+$")
 
-# ordinary chat and prose about errors: a record's regex must not fire on any of these
+# ordinary chat (what `errfix lint` checks too) and prose about errors: a staged record's regex must
+# not fire on any of these
 CHAT = [
+    *ORDINARY_CHAT,
     "hey, did the build pass for you?",
     "I got a KeyError yesterday, not sure why",
     "docker says permission denied sometimes",

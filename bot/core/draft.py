@@ -435,26 +435,6 @@ def draft(paste: str, *, fix: str = "", domain_hint: str | None = None) -> Draft
 
 # ---- the form and the record it becomes ------------------------------------------------------
 
-# Ordinary things said in a channel (written for errfix, not taken from any data set): a team
-# record's regex must not match any of them, or it would answer chat.
-ORDINARY_CHAT = (
-    "thanks, that worked!",
-    "did you try restarting it?",
-    "can you paste the full traceback please",
-    "I think the error is in the config file",
-    "the build failed again, looking into it",
-    "error handling is done in the middleware",
-    "no error on my machine, works for me",
-    "we should add a test for this case",
-    "see the logs in the dashboard for details",
-    "merged, deploying to staging now",
-    "it fails when the file is not found, expected",
-    "the tests are green now",
-    "who owns the payments service?",
-    "lunch at 12?",
-    "ok",
-)
-
 
 @dataclass(frozen=True)
 class TeachForm:

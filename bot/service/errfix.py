@@ -560,8 +560,9 @@ class Errfix:
         return self.store.votes()
 
     def lint(self, paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES) -> LintResult:
-        """Lint record files; transition-graph links may also name records in this store."""
-        return lint(paths, known=self.store.has, max_bytes=max_bytes)
+        """Lint record files; transition-graph links may also name records in this store, and a
+        linted regex must not match this store's records' examples either."""
+        return lint(paths, known=self.store.has, max_bytes=max_bytes, others=self.store.records())
 
     # ---- sync (the store side; fetching is bot/ops/sync.py) --------------------------------
 

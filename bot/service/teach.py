@@ -13,7 +13,8 @@ from collections.abc import Iterable
 
 import re2
 
-from bot.core.draft import ORDINARY_CHAT, TeachForm
+from bot.core.chat import ORDINARY_CHAT
+from bot.core.draft import TeachForm
 from bot.core.literals import required_atoms
 from bot.core.messages import t
 from bot.store.lint import python_re_problem

@@ -3,7 +3,9 @@
 Import only refuses records that are *invalid*; lint also reports records that are valid but would
 answer badly: a regex that does not compile in RE2 or does not match its own signature, a regex that
 a backtracking engine can be made to stall on, missing Chinese text, too few workarounds or dead
-ends, malformed URLs, transition-graph links to ids nobody defines.
+ends, malformed URLs, transition-graph links to ids nobody defines, and a regex that reaches past its own
+error: it matches ordinary chat, or another record's examples without saying it is generic advice
+(bot/store/overlap.py).
 
 Every problem is one line, `file:line: id: problem`, like the problems of `errfix import`.
 """
@@ -25,6 +27,7 @@ from bot.core.knows import is_software
 from bot.core.records import Record
 from bot.errors import InvalidInput
 from bot.store.files import DEFAULT_MAX_BYTES, Located, expand, iter_raw, load
+from bot.store.overlap import overlap_problems
 from bot.store.redos import adversarial_inputs, compile_re2, literal_runs, redos_problem
 
 __all__ = ["adversarial_inputs", "lint", "literal_runs", "redos_problem"]  # redos's, as lint reports them
@@ -187,6 +190,7 @@ def lint(
     paths: Iterable[str | Path],
     known: Callable[[str], bool] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    others: Iterable[Record] = (),
 ) -> LintResult:
     """Lint every record under `paths`.
 
@@ -195,6 +199,8 @@ def lint(
         known: says whether an id outside the linted files exists (e.g. `Store.has`), for
             transition-graph links; by default only the linted ids are known.
         max_bytes: largest file read.
+        others: records outside the linted files (e.g. `Store.records()`) whose examples a linted
+            regex must not match either.
 
     Raises:
         InvalidInput: a path does not exist.
@@ -207,9 +213,11 @@ def lint(
     def is_known(rid: str) -> bool:
         return rid in ids or outside(rid)
 
+    overlaps = overlap_problems([rec for _, rec in loaded.records], others)
     found: list[tuple[Located | None, str]] = []
-    for loc, rec in loaded.records:
-        found += [(loc, Problem(f"{loc.source}:{loc.line}", rec.id, m).line()) for m in record_problems(rec, is_known)]
+    for (loc, rec), overlap in zip(loaded.records, overlaps, strict=True):
+        messages = record_problems(rec, is_known) + overlap
+        found += [(loc, Problem(f"{loc.source}:{loc.line}", rec.id, m).line()) for m in messages]
     result = LintResult(records=count)
     # load's problems and warnings are already `file:line: id: field: message` lines
     result.problems = _in_file_order(

@@ -8,7 +8,7 @@ from pathlib import Path
 from bot.core.records import Record
 from bot.store import open_store
 from tests.conftest import Cli
-from tests.store.test_lint import SEEDS, good, write
+from tests.store.test_lint import SEEDS, good, redis_record, timeout_record, write
 
 # ---- the command ---------------------------------------------------------------------------------
 
@@ -41,6 +41,20 @@ def test_cli_db_links(tmp_path: Path, cli: Cli) -> None:
     assert astuple(cli("lint", rec, "--db", db))[:2] == (0, "1 records, no problems\n")
 
 
+def test_cli_db_records_examples_count(tmp_path: Path, cli: Cli) -> None:
+    """A regex that matches a database record's example is reported only with `--db`."""
+    rec = write(tmp_path / "recs" / "loose.json", timeout_record("test/any-timeout"))
+    assert astuple(cli("lint", rec))[:2] == (0, "1 records, no problems\n")
+
+    db = tmp_path / "team.db"
+    store = open_store(db, seed=False)
+    store.import_records([Record.model_validate(redis_record("team/redis-timeout"))])
+    store.close()
+    code, out, _ = astuple(cli("lint", rec, "--db", db))
+    assert code == 2
+    assert out.startswith(f"{rec}:1: test/any-timeout: regex also matches team/redis-timeout's example ")
+
+
 def test_cli_db_that_does_not_exist_is_not_created(tmp_path: Path, cli: Cli) -> None:
     rec = write(tmp_path / "a.json", good("test/a"))
     code, _, err = astuple(cli("lint", rec, "--db", tmp_path / "nope.db"))
@@ -59,7 +73,8 @@ def test_lint_has_help(cli: Cli) -> None:
 
 
 def test_bundled_seeds_are_clean(cli: Cli) -> None:
-    """`errfix lint seeds/` reports nothing: the acceptance check of the seeds issue."""
+    """`errfix lint seeds/` reports nothing: the acceptance check of the seeds issue (#37: no regex
+    matches chat or another record's examples unless it says it is generic or a confused-with pair)."""
     code, out, err = astuple(cli("lint", SEEDS))
     assert code == 0, out + err
     assert out.endswith("records, no problems\n")

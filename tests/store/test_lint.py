@@ -1,4 +1,5 @@
-"""bot.store.lint: each kind of quality problem is found on a small bad record, the bundled seeds are clean."""
+"""bot.store.lint: each kind of quality problem is found on a small bad record, the bundled seeds are clean
+(of overlaps here; of everything in tests/cli/test_lint.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from typing import Any
 
 import pytest
 
+from bot.core.records import Record
+from bot.store.files import expand, load
 from bot.store.lint import adversarial_inputs, lint, literal_runs, redos_problem
+from bot.store.overlap import overlap_problems
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "seeds"
@@ -242,3 +246,145 @@ def test_a_record_that_is_not_a_software_error_is_reported(tmp_path: Path) -> No
         f"{tmp_path / 'rec.json'}:1: visa/on-arrival: domain: 'visa' is not a software error: "
         "it imports, and never answers a paste"
     ]
+
+
+# ---- a regex that reaches past its error (#37) ----------------------------------------------------
+
+
+def timeout_record(rid: str, **fields: Any) -> dict[str, Any]:
+    """A record for a read timeout, its regex as loose as `timed out`: it matches any timeout."""
+    base: dict[str, Any] = {
+        "signature": "TimeoutError: read timed out after 30 s",
+        "signature_zh": "TimeoutError：读取在30秒后超时",
+        "regex": "timed out",
+        "aliases": [],
+        "root_cause_type": "specific",
+        "transition_graph": {"leads_to": [], "preceded_by": [], "frequently_confused_with": []},
+    }
+    return good(rid, **{**base, **fields})
+
+
+def redis_record(rid: str = "test/redis-timeout", **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "signature": "redis.exceptions.TimeoutError: Timeout reading from socket",
+        "signature_zh": "redis.exceptions.TimeoutError：从套接字读取超时",
+        "regex": r"redis\.exceptions\.TimeoutError: Timeout reading from socket",
+        "aliases": ["redis.exceptions.TimeoutError: timed out"],
+        "root_cause_type": "specific",
+        "transition_graph": {"leads_to": [], "preceded_by": [], "frequently_confused_with": []},
+    }
+    return good(rid, **{**base, **fields})
+
+
+def test_a_regex_matching_another_records_example_is_refused(tmp_path: Path) -> None:
+    loose = write(tmp_path / "loose.json", timeout_record("test/any-timeout"))
+    write(tmp_path / "redis.json", redis_record())
+    assert lint([tmp_path]).problems == [
+        f"{loose}:1: test/any-timeout: regex also matches test/redis-timeout's example "
+        '"redis.exceptions.TimeoutError: timed out" '
+        '(a catch-all? say root_cause_type "generic", or narrow the regex)'
+    ]
+
+
+def test_a_long_example_is_quoted_shortened(tmp_path: Path) -> None:
+    write(tmp_path / "loose.json", timeout_record("test/any-timeout"))
+    write(tmp_path / "redis.json", redis_record(aliases=["x" * 300 + " timed out"]))
+    (problem,) = lint([tmp_path]).problems
+    assert "x" * 20 in problem and "x" * 100 not in problem and '…"' in problem
+
+
+def _timeouts(tmp_path: Path, names: tuple[str, ...]) -> None:
+    for name in names:
+        write(
+            tmp_path / f"{name}.json",
+            redis_record(
+                f"test/{name}-timeout", signature=f"{name} client: read timed out", regex=f"{name} client: read"
+            ),
+        )
+
+
+def test_a_regex_matching_three_records_examples_is_one_catch_all(tmp_path: Path) -> None:
+    write(tmp_path / "loose.json", timeout_record("test/any-timeout"))
+    _timeouts(tmp_path, ("redis", "pg", "http"))
+    assert lint([tmp_path]).problems == [
+        f"{tmp_path / 'loose.json'}:1: test/any-timeout: regex matches the examples of 3 other records "
+        "(test/http-timeout, test/pg-timeout, test/redis-timeout): a catch-all, "
+        'say root_cause_type "generic", or narrow the regex'
+    ]
+
+
+def test_a_regex_matching_two_records_examples_names_each(tmp_path: Path) -> None:
+    write(tmp_path / "loose.json", timeout_record("test/any-timeout"))
+    _timeouts(tmp_path, ("redis", "pg"))
+    problems = lint([tmp_path]).problems
+    assert [p.split("'s example ")[0].rsplit(" ", 1)[1] for p in problems] == ["test/pg-timeout", "test/redis-timeout"]
+    assert all(p.endswith('(a catch-all? say root_cause_type "generic", or narrow the regex)') for p in problems)
+
+
+def test_a_generic_record_may_match_specific_records_examples(tmp_path: Path) -> None:
+    write(tmp_path / "loose.json", timeout_record("test/any-timeout", root_cause_type="generic"))
+    _timeouts(tmp_path, ("redis", "pg", "http"))
+    assert lint([tmp_path]).problems == []
+
+
+@pytest.mark.parametrize("who_links", ["loose", "redis"])
+def test_records_confused_with_each_other_are_a_deliberate_pair(tmp_path: Path, who_links: str) -> None:
+    graph = {"leads_to": [], "preceded_by": [], "frequently_confused_with": []}
+    loose_graph, redis_graph = copy.deepcopy(graph), copy.deepcopy(graph)
+    if who_links == "loose":
+        loose_graph["frequently_confused_with"] = ["test/redis-timeout"]
+    else:
+        redis_graph["frequently_confused_with"] = [{"error_id": "test/any-timeout", "distinction": "redis only"}]
+    write(tmp_path / "loose.json", timeout_record("test/any-timeout", transition_graph=loose_graph))
+    write(tmp_path / "redis.json", redis_record(transition_graph=redis_graph))
+    assert lint([tmp_path]).problems == []
+
+
+def test_a_specific_regex_matching_a_generic_records_example_is_refused(tmp_path: Path) -> None:
+    write(tmp_path / "loose.json", timeout_record("test/any-timeout", regex="TimeoutError", root_cause_type="generic"))
+    redis = write(tmp_path / "redis.json", redis_record(regex="TimeoutError: "))
+    problems = lint([tmp_path]).problems
+    assert problems == [
+        f"{redis}:1: test/redis-timeout: regex also matches test/any-timeout's example "
+        '"TimeoutError: read timed out after 30 s" (a catch-all? say root_cause_type "generic", or narrow the regex)'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("regex", "signature"),
+    [
+        (r"\w+ \w+", "Broken pipe"),  # any two English words
+        ("[一-龥]{2}", "错误：连接被拒绝"),  # any two Chinese characters
+        (r"[^\n]{3}", "EPIPE"),
+    ],
+)
+@pytest.mark.parametrize("kind", ["specific", "generic"])
+def test_a_regex_matching_ordinary_chat_is_refused(tmp_path: Path, regex: str, signature: str, kind: str) -> None:
+    problems = problems_of(
+        tmp_path, timeout_record("test/broad", regex=regex, signature=signature, root_cause_type=kind)
+    )
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f'{tmp_path / "rec.json"}:1: test/broad: regex matches ordinary chat "')
+    assert "it would answer chat" in problems[0]
+
+
+def test_a_narrow_regex_matches_no_chat(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, redis_record()) == []
+
+
+def test_records_outside_the_linted_files_count_too(tmp_path: Path) -> None:
+    """`--db`: the database's records are `others`; their examples count, the linted copy wins."""
+    loose = write(tmp_path / "loose.json", timeout_record("test/any-timeout"))
+    stored = Record.model_validate(redis_record())
+    assert lint([loose]).problems == []
+    (problem,) = lint([loose], others=[stored]).problems
+    assert problem.startswith(f"{loose}:1: test/any-timeout: regex also matches test/redis-timeout's example ")
+    # a stored record with the linted record's id is the linted record, not another one
+    assert lint([loose], others=[Record.model_validate(timeout_record("test/any-timeout"))]).problems == []
+
+
+def test_the_bundled_seeds_have_no_overlaps() -> None:
+    """The bundled seeds, overlap check included (tests/cli/test_lint.py runs all of lint on them)."""
+    records = [rec for _, rec in load(expand([SEEDS]), check_regexes=False).records]
+    assert len(records) > 500
+    assert [(r.id, p) for r, ps in zip(records, overlap_problems(records), strict=True) for p in ps] == []
