@@ -17,6 +17,11 @@ to *know* the error:
   it), not changes to code the record cannot see (`use .get()` for `KeyError: 'token_type_ids'`).
   The two thresholds (`Knows`) were read off bench/fit_knows.py's grid over judged real pastes
   (bench/wild/) and the labelled sets.
+* **Catch-alls.** A record whose regex also recognises another error's signature or alias (one
+  way; bot/core/vagueness.py), and every variant of it, is its class's catch-all in this database.
+  When the line quotes a name the catch-all's wording lacks (`'NoneType' object has no attribute
+  'reshape'`), that name is the error, and the catch-all answers unprompted only when its fixes
+  act on the name as above.
 """
 
 from __future__ import annotations
