@@ -98,10 +98,13 @@ CURRENT: Bars = {
     # cross-word Chinese pairs a Terraform record). A word is left out only past 200 records now
     # (50 left `docker` out at 54) and Chinese pairs no longer crowd out a query's other words;
     # both are in the figures. Naming a record's domain (`docker`) as a bonus changed nothing.
+    # measured 2026-12-06 (#37): top-1 44/52 (0.846), top-3 49/52 (0.942), MRR@3 0.872: a word no
+    # record holds is searched as the nearest index word (`bublickey`, `divergem`), a Chinese run
+    # keeps only its pairs that segment it into words, root cause and tags count half in BM25
     "queries": {
-        "top1": (">=", 0.78),
-        "top3": (">=", 0.88),
-        "mrr3": (">=", 0.81),
+        "top1": (">=", 0.82),
+        "top3": (">=", 0.92),
+        "mrr3": (">=", 0.85),
         "nulls_answered": ("<=", 0.08),
     },
     # measured 2026-12-04 (#17): a regex drafted from one paste finds 20/28 other pastes of its

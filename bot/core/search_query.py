@@ -15,7 +15,10 @@ goes to whatever happens to sit next to a common word, and in Chinese to pairs t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from bot.core.cjk import CJK_RUN, bigrams, has_cjk
 from bot.core.synonyms import expansions
@@ -36,6 +39,7 @@ class SearchQuery:
 
     terms: list[str]
     synonyms: list[str]  # tokens and phrases of the synonyms: searched apart, they count less
+    cjk_runs: list[list[str]] = field(default_factory=list)  # each CJK run's pairs in order (cjk.words_of)
 
 
 def _plain(text: str) -> str:
@@ -76,4 +80,31 @@ def search_query(words: str) -> SearchQuery:
         toks = _tokens(extra)
         if toks and " ".join(toks) not in terms:
             synonyms.setdefault(" ".join(toks))
-    return SearchQuery(list(terms), list(synonyms))
+    cjk_runs = [run for run in runs if has_cjk(run[0])]
+    return SearchQuery(list(terms), list(synonyms), cjk_runs)
+
+
+RESPELL_MIN = 6  # a word no record holds, this long or longer, is looked for respelled (`bublickey`)
+RESPELL_LONG = 8  # from this length on two edits are allowed (a typo plus a stemmed ending), one below
+
+
+def respelled(word: str, vocabulary: dict[int, list[str]], docs: dict[str, int]) -> str | None:
+    """The index word (a stem, as FTS5's porter tokenizer keeps it) nearest to `word`, a word no
+    record holds, or None: one edit away (two from RESPELL_LONG letters on: `bublickey` ->
+    `publickei`, `divergem` -> `diverg`), the one most records hold on a tie.
+
+    `vocabulary` maps a length to the index words of that length, `docs` each word to the number
+    of records holding it. Only letters (not CJK, not digits) are respelled, never into a function word.
+    """
+    if len(word) < RESPELL_MIN or not word.isalpha() or has_cjk(word):
+        return None
+    limit = 1 if len(word) < RESPELL_LONG else 2
+    best: tuple[float, int, str] | None = None
+    for size in range(max(RESPELL_MIN - 1, len(word) - limit), len(word) + limit + 1):
+        near = process.extract(
+            word, vocabulary.get(size, []), scorer=Levenshtein.distance, score_cutoff=limit, limit=None
+        )
+        for stem, d, _ in near:
+            if stem not in STOP and (best is None or (d, -docs[stem], stem) < best):
+                best = (d, -docs[stem], stem)
+    return best[2] if best else None

@@ -23,10 +23,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from bot.core.cjk import cjk_split, has_cjk
+from bot.core.cjk import cjk_split, has_cjk, words_of
 from bot.core.fold import FOLDED, unfold_record
 from bot.core.records import Record
-from bot.core.search_query import search_query
+from bot.core.search_query import respelled, search_query
 from bot.core.views import Tally, workaround_key
 from bot.errors import InvalidInput, NotFound, StoreError
 from bot.store import audit
@@ -119,6 +119,11 @@ RAREST = 3  # words (and synonyms) searched however common, when no other is sea
 SEARCH_TERMS = 10  # the rarest single words searched: the rarest decide, more only add cost
 SEARCH_SYNONYMS = 8  # synonyms searched, those of the rarest words first (each costs every matching row)
 PHRASE_SHARE = 0.3  # a synonym phrase with a word in more than this share of records costs more than it finds
+# BM25 weight of each indexed column: id, signature, aliases (+ keywords, Chinese signature), root
+# cause (+ Chinese), tags (+ Chinese fixes). The last two explain: their prose names other tools and
+# errors in passing, so they count half as much as before (#37: a general record whose prose repeats
+# a query's words outranked the specific one whose signature and aliases name them all)
+FIELD_WEIGHTS = "5.0, 3.0, 2.0, 0.5, 0.5"
 SYNONYM_WEIGHT = 0.2  # a synonym's BM25 counts this much of the user's own words' (dev queries: 0.1-0.3 best)
 
 
@@ -130,6 +135,9 @@ class Store:
         self._instance_id: str | None = None
         self._df: dict[str, int] = {}  # token -> records holding it, at store version _df_version (search_fts)
         self._df_version = -1
+        self._vocab: dict[int, list[str]] = {}  # index words by length, at store version _vocab_version
+        self._vocab_docs: dict[str, int] = {}
+        self._vocab_version = -1
         self._count_at: tuple[int, int] | None = None  # (store version, records) for search_fts
         try:
             conn = sqlite3.connect(self.path, check_same_thread=check_same_thread, timeout=30)
@@ -407,7 +415,15 @@ class Store:
         df = self._doc_freq(list(tokens))
         n = self._searched_count()
         common = max(COMMON_MIN, COMMON_SHARE * n)
-        terms = sorted((t for t in query.terms if df[t]), key=lambda t: (df[t], t))
+        # a word no record holds may be a typo (`bublickey`) or a cognate (`divergem`): its nearest index word
+        unknown = [t for t in query.terms if not df[t]]
+        vocabulary, docs = self._vocabulary() if unknown else ({}, {})
+        fixed = {t: respelled(t, vocabulary, docs) for t in unknown}
+        df.update({s: docs[s] for s in fixed.values() if s})
+        spelled = dict.fromkeys(fixed.get(t) or t for t in query.terms)
+        # Chinese pairs: only those the run's segmentation into words keeps (cjk.words_of)
+        pairs = {p for run in query.cjk_runs for p in words_of(run, df)}
+        terms = sorted((t for t in spelled if df[t] and (t in pairs or not has_cjk(t))), key=lambda t: (df[t], t))
         usable = [t for t in terms if df[t] <= common]
         # Chinese is searched as character pairs, and a pair across two words is rare without
         # meaning anything: the rarest ten of them must not crowd out the query's other words
@@ -433,6 +449,21 @@ class Store:
         ids = dict(self.db.execute(f"SELECT rowid, id FROM records WHERE rowid IN ({marks})", [r for r, _ in best]))
         return [(str(ids[r]), rank) for r, rank in best if r in ids]
 
+    def _vocabulary(self) -> tuple[dict[int, list[str]], dict[str, int]]:
+        """The keyword index's words (stems) by length, and the records holding each; read again
+        only when the store's version moves (for respelled words, bot/core/search_query.py)."""
+        version = self.version
+        if self._vocab_version != version:
+            self.db.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.records_vocab USING fts5vocab(main, records_fts, row)"
+            )
+            docs = {str(t): int(d) for t, d in self.db.execute("SELECT term, doc FROM temp.records_vocab")}
+            by_len: dict[int, list[str]] = {}
+            for term in docs:
+                by_len.setdefault(len(term), []).append(term)
+            self._vocab, self._vocab_docs, self._vocab_version = by_len, docs, version
+        return self._vocab, self._vocab_docs
+
     def _searched_count(self) -> int:
         """The number of records, counted again only when the store's version moves."""
         version = self.version
@@ -445,7 +476,7 @@ class Store:
         if not phrases:
             return []
         rows = self.db.execute(
-            "SELECT rowid, bm25(records_fts, 5.0, 3.0, 2.0, 1.0, 1.0) AS rank FROM records_fts "
+            f"SELECT rowid, bm25(records_fts, {FIELD_WEIGHTS}) AS rank FROM records_fts "
             "WHERE records_fts MATCH ? ORDER BY rank LIMIT ?",
             [" OR ".join(f'"{p}"' for p in phrases), limit],
         ).fetchall()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.search_query import search_query
+from bot.core.search_query import respelled, search_query
 from bot.core.synonyms import expansions, groups_in
 
 
@@ -40,3 +40,27 @@ def test_english_members_match_whole_words_in_order() -> None:
     assert groups_in("timed out") == groups_in("timeout")
     assert groups_in("out timed") == []
     assert groups_in("ramp up") == []  # "ram" is a member, "ramp" is not ram
+
+
+def _vocab(docs: dict[str, int]) -> tuple[dict[int, list[str]], dict[str, int]]:
+    by_len: dict[int, list[str]] = {}
+    for word in docs:
+        by_len.setdefault(len(word), []).append(word)
+    return by_len, docs
+
+
+def test_an_unknown_word_is_respelled_to_the_nearest_index_word() -> None:
+    vocab = _vocab({"publickei": 3, "diverg": 5, "permiss": 9, "socket": 4, "pocket": 1, "please": 50})
+    assert respelled("bublickey", *vocab) == "publickei"  # nine letters: two edits (typo, stemmed y)
+    assert respelled("divergem", *vocab) == "diverg"  # eight letters: two deletions
+    assert respelled("rocket", *vocab) == "socket"  # six letters, one edit: a tie goes to more records (4 > 1)
+    assert respelled("sockeet", *vocab) == "socket"
+
+
+def test_short_words_numbers_far_words_and_function_words_are_not_respelled() -> None:
+    vocab = _vocab({"stall": 3, "cuda12": 4, "publickei": 3, "please": 50})
+    assert respelled("stalk", *vocab) is None  # five letters: too short to guess
+    assert respelled("cuda13", *vocab) is None  # not letters only
+    assert respelled("bublikkey", *vocab) is None  # three edits
+    assert respelled("pleaze", *vocab) is None  # `please` is a function word
+    assert respelled("显存不足了", *vocab) is None

@@ -99,3 +99,19 @@ def test_chinese_pairs_do_not_crowd_out_a_mixed_querys_other_words(store: Store)
     )
     tools = add(store, "pip", 3)  # commoner than each pair, rarer than common
     assert set(tools) <= found(store, " ".join(pairs) + " pip")
+
+
+def test_a_word_no_record_holds_is_searched_as_the_nearest_index_word(store: Store) -> None:
+    keys = add(store, "publickey", 2)
+    add(store, "permission", 3)
+    assert found(store, "bublickey") == set(keys)  # a typo: two edits from the stem `publickei`
+    assert found(store, "zzqxv") == set()  # nothing near: nothing found
+
+
+def test_the_root_cause_and_tags_count_half_of_the_aliases(store: Store) -> None:
+    # a word three times in one record's root cause and once in the other's aliases: with the
+    # root cause at 1.0 (aliases 2.0) the root cause won, at 0.5 the aliases win
+    prose = minimal("t/prose", signature="gizmo stalled", root_cause="sprocket sprocket sprocket")
+    named = minimal("t/named", signature="gizmo stalled", aliases=["sprocket gizmo"])
+    store.import_records([Record.model_validate(r) for r in (prose, named)])
+    assert [rid for rid, _ in store.search_fts("sprocket", limit=2)] == ["t/named", "t/prose"]
