@@ -22,6 +22,11 @@ to *know* the error:
   When the line quotes a name the catch-all's wording lacks (`'NoneType' object has no attribute
   'reshape'`), that name is the error, and the catch-all answers unprompted only when its fixes
   act on the name as above.
+* **A file of that machine.** A line quoting an absolute path the record does not name (a
+  package's `METADATA`, a launcher's `__main__.py`, a node's input image) is about that file:
+  which one, and why a program looked there, is the error. Advice on the code's paths answers it
+  unprompted only when half its fixes are commands on the environment; a relative path is the
+  code's own assumption, which such advice covers.
 """
 
 from __future__ import annotations
@@ -212,6 +217,8 @@ _CLASS_ENDINGS = ("error", "exception", "warning")
 _SLOT = re.compile(r"['\"`]([A-Za-z_][\w.]{0,120})['\"`]")
 # More quoted names than this in one line are a list the error reports (missing keys), not its slot
 SLOT_NAMES = 2
+# An absolute path (POSIX, a Windows drive or UNC, `~`): where a program, not its user, looked
+_ABSOLUTE = re.compile(r"(?:/|~/|[A-Za-z]:[\\/]|\\\\)[^\s]")
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
 _NAME = re.compile(
     r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60})\b"
@@ -251,6 +258,7 @@ class Knowing:
     other_name: bool = False  # the regex quotes a name ('module') the line does not ('NoneType')
     slots: int = 0  # names the line quotes that the record's wording lacks ('reshape')
     catch_all: bool = False  # the regex also recognises other errors' signatures in this database
+    abs_path: bool = False  # the line quotes an absolute path the record's wording lacks
 
 
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -303,7 +311,8 @@ def knowing(
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
     # quoted names (a quoted path too: which file is missing is the error's identity), then
     # identifiers outside paths
-    quoted = {m.group(1).lower() for m in _QUOTED.finditer(raw) if not any(c.isspace() for c in m.group(1))}
+    quoted_raw = [m.group(1) for m in _QUOTED.finditer(raw) if not any(c.isspace() for c in m.group(1))]
+    quoted = {q.lower() for q in quoted_raw}
     names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
     own = _own_words(rec.regex)
@@ -322,6 +331,7 @@ def knowing(
         other_name=bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
+        abs_path=any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
     )
 
 
@@ -356,5 +366,10 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.abs_path and k.commands < self.commands:
+            # the line names a file of that machine by its absolute path (a package's METADATA, a
+            # launcher's __main__.py, a node's input image): which file, and why a program looked
+            # there, is the error; advice on the code's paths cannot say (a relative path can)
             return False
         return not template or acts_on_name

@@ -256,3 +256,20 @@ def test_three_quoted_names_are_a_list_the_error_reports_not_its_slot() -> None:
     three = 'RuntimeError: Missing key(s) in state_dict: "fc.weight", "fc.bias", "bn.weight"'
     assert not Knows().knows(knowing(state, extract(two), lambda line: True, lambda w: 1.0, catch_all=True))
     assert Knows().knows(knowing(state, extract(three), lambda line: True, lambda w: 1.0, catch_all=True))
+
+
+def test_an_absolute_path_the_record_does_not_name_is_the_errors_identity() -> None:
+    """A missing file at an absolute path (a package's METADATA) is that machine's; a relative one is
+    the code's path assumption, which the record's advice covers. Fixes that are commands still speak."""
+    missing = record(
+        r"No such file or directory: '([^']+)'", fixes=("path = Path(__file__).parent / name", "os.chdir(root)")
+    )
+    line = "FileNotFoundError: [Errno 2] No such file or directory: '{}'"
+    absolute = knows_of(missing, line.format("/venv/lib/site-packages/pip-6.1.dist-info/METADATA"), rarity=1.0)
+    windows = knows_of(missing, line.format("C:\\ComfyUI\\input\\cat.png"), rarity=1.0)
+    relative = knows_of(missing, line.format("data/train.csv"), rarity=1.0)
+    assert (absolute.abs_path, windows.abs_path, relative.abs_path) == (True, True, False)
+    assert Knows().knows(relative) and not Knows().knows(absolute) and not Knows().knows(windows)
+    # half the fixes commands on the environment: the path is theirs to act on
+    half = record(r"No such file or directory: '([^']+)'", fixes=("mkdir -p /data", "os.chdir(root)"))
+    assert Knows().knows(knows_of(half, line.format("/data/x.csv"), rarity=1.0))
