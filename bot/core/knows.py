@@ -361,6 +361,10 @@ class Knows:
         # object has no attribute 'test') has no say over its name
         if not k.matched and k.other_name:
             return False  # like the error in wording, but about another name: a look-alike
+        if k.catch_all and not k.matched and k.own <= self.template_words:
+            # a catch-all is its regex: found by wording alone (its regex missed the line) and
+            # sharing only a template's words with it, it is a look-alike of the class
+            return False
         acts_on_name = k.matched and k.commands >= self.commands and not k.dotted
         if k.catch_all and 0 < k.slots <= SLOT_NAMES and not acts_on_name:
             # a catch-all (other records are the specific errors of its class) whose slot holds a

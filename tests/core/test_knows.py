@@ -7,6 +7,7 @@ template, half the fixes commands) are written here, not imported.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -273,3 +274,12 @@ def test_an_absolute_path_the_record_does_not_name_is_the_errors_identity() -> N
     # half the fixes commands on the environment: the path is theirs to act on
     half = record(r"No such file or directory: '([^']+)'", fixes=("mkdir -p /data", "os.chdir(root)"))
     assert Knows().knows(knows_of(half, line.format("/data/x.csv"), rarity=1.0))
+
+
+def test_a_catch_all_its_regex_missed_is_a_look_alike_unless_its_own_words_are_many() -> None:
+    """Found by wording alone, a catch-all shares a template's words with the line, not its error."""
+    wording_alone = Knowing(absorbed=0, dotted=False, own=1.2, bare=False, commands=1.0, matched=False, catch_all=True)
+    assert not Knows().knows(wording_alone)
+    assert Knows().knows(replace(wording_alone, own=1.21))  # words of its own beyond a template's
+    assert Knows().knows(replace(wording_alone, matched=True))  # its regex hit the line
+    assert Knows().knows(replace(wording_alone, catch_all=False))  # no specific record of its class here
