@@ -78,11 +78,11 @@ CURRENT: Bars = {
         "false_replies": ("<=", 0.05),
         "precision": (">=", 0.98),
     },
-    # measured 2026-12-04: 69/74 (0.932), top-3 1.000, 0/21 false, precision 1.000 (a traceback's
-    # exception is the error whatever its class is called: the dynamo wrapper, not its inner
-    # TypeError; was 0.919 and 0.986)
+    # measured 2026-12-06: 69/74 (0.932), top-3 1.000, 0/21 false, precision 1.000 (an error quoted
+    # inside a sentence, "This environment is externally managed" and, is its line; 0.919 before,
+    # after #35's catch-all rule left a bare KeyError to general advice)
     "ml": {
-        "channel_accuracy": (">=", 0.91),
+        "channel_accuracy": (">=", 0.93),
         "top3": (">=", 0.98),
         "false_replies": ("<=", 0.05),
         "precision": (">=", 0.98),
