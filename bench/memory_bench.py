@@ -4,7 +4,8 @@
     python bench/memory_bench.py --size 20000    # the cost at another size
 
 1. *Replay* of bench/memory/dups-dev.jsonl through the service (the same calls the Slack listener
-   makes: `Errfix.remember`, `Errfix.resolve`): every original is pasted in public channel
+   makes: `Errfix.diagnose`, then `Errfix.remember` for a paste that is an error, `Errfix.resolve`),
+   with the bundled records loaded and the history in the order it happened: every original is pasted in public channel
    C_HISTORY with a reply marked solved, then every duplicate and every single is pasted in
    C_NEW. Printed: recall@1 (the duplicate's first earlier thread is its original's) and the
    false-link rate (a single, which duplicates nothing, gets any earlier thread). The issue's bars
@@ -31,32 +32,46 @@ from bot.service.errfix import Errfix
 DATA = Path(__file__).resolve().parent / "memory" / "dups-dev.jsonl"
 
 
+def _number(url: str) -> int:
+    """An issue's number, from its URL (`.../issues/4042`)."""
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def history(pairs: list[dict]) -> list[dict]:
+    """The pairs in the order their originals happened: within a repository, issue numbers are in
+    the order they were filed (two reports of one error that are both originals: the later is the
+    one seen last, as in a channel)."""
+    return sorted(pairs, key=lambda p: (p["repo"], _number(p["original"]["url"])))
+
+
 def replay(svc: Errfix, rows: list[dict]) -> tuple[float, float, int, int]:
     pairs = [r for r in rows if r["kind"] == "pair"]
     singles = [r for r in rows if r["kind"] == "single"]
+
+    def paste(text: str, channel: str, ts: str, user: str) -> list:
+        """What the channel listener does with a message: a paste that is an error is remembered."""
+        d = svc.diagnose(text)
+        if not d.is_error:
+            return []
+        return svc.remember(d.extracted, channel=channel, channel_type="channel", ts=ts, thread_ts=ts, user_id=user)
+
     originals: dict[str, str] = {}
-    for n, p in enumerate(pairs):
+    for n, p in enumerate(history(pairs)):
         url = p["original"]["url"]
         if url in originals:
             continue
         ts = f"1000.{n:06d}"
         originals[url] = ts
-        ex = extract(p["original"]["text"])
-        svc.remember(ex, channel="C_HISTORY", channel_type="channel", ts=ts, thread_ts=ts, user_id="U_OLD")
+        paste(p["original"]["text"], "C_HISTORY", ts, "U_OLD")
         svc.resolve(channel="C_HISTORY", thread_ts=ts, kind="check", ts=ts + "1", user_id="U_FIX", excerpt="the fix")
     right = 0
     for n, p in enumerate(pairs):
-        ts = f"2000.{n:06d}"
-        seen = svc.remember(
-            extract(p["duplicate"]["text"]), channel="C_NEW", channel_type="channel", ts=ts, thread_ts=ts, user_id="U"
-        )
+        seen = paste(p["duplicate"]["text"], "C_NEW", f"2000.{n:06d}", "U")
         right += bool(seen) and seen[0].ts == originals[p["original"]["url"]]
     linked = 0
     for n, s in enumerate(singles):
-        ts = f"3000.{n:06d}"
-        seen = svc.remember(
-            extract(s["text"]), channel="C_NEW", channel_type="channel", ts=ts, thread_ts=ts, user_id="U"
-        )
+        seen = paste(s["text"], "C_NEW", f"3000.{n:06d}", "U")
         linked += any(x.channel == "C_HISTORY" for x in seen)
     return right / len(pairs), linked / len(singles), len(pairs), len(singles)
 
@@ -105,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
-        svc = Errfix.open(Path(tmp) / "replay.db", seed=False)
+        svc = Errfix.open(Path(tmp) / "replay.db")  # with the bundled records, as `errfix serve` starts
         recall, false_rate, n_pairs, n_singles = replay(svc, rows)
         svc.close()
         print(f"replay: recall@1 {recall:.3f} of {n_pairs} duplicates, ", end="")

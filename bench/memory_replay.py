@@ -29,6 +29,9 @@ from bot.fakeslack.events import EventsLink, slack_escape  # noqa: E402
 from bot.fakeslack.web_api import BOT_TOKEN, FakeSlack, User  # noqa: E402
 from tests.procs import clean_env, errfix_command, free_port  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from memory_bench import history  # noqa: E402
+
 DATA = Path(__file__).resolve().parent / "memory" / "dups-dev.jsonl"
 SECRET = "replay-signing-secret"
 HISTORY, NEW = "C_HISTORY", "C_NEW"
@@ -57,7 +60,7 @@ def healthy(port: int) -> bool:
         return False
 
 
-async def replay(rows: list[dict], tmp: Path) -> tuple[float, float, int, int]:
+async def replay(rows: list[dict], tmp: Path, show: bool = False) -> tuple[float, float, int, int]:
     fake = FakeSlack(channels=(HISTORY, NEW), users=[User(u, u.lower()) for u in (OLD, FIXER, ASKER)], post_rate=None)
     await fake.start()
     port, db = free_port(), tmp / "errfix.db"
@@ -79,7 +82,7 @@ async def replay(rows: list[dict], tmp: Path) -> tuple[float, float, int, int]:
         pairs = [r for r in rows if r["kind"] == "pair"]
         singles = [r for r in rows if r["kind"] == "single"]
         originals: dict[str, str] = {}
-        for p in pairs:
+        for p in history(pairs):
             url = p["original"]["url"]
             if url in originals:
                 continue
@@ -103,9 +106,14 @@ async def replay(rows: list[dict], tmp: Path) -> tuple[float, float, int, int]:
             if r["kind"] == "pair":
                 want = f"/archives/{HISTORY}/p{originals[r['original']['url']].replace('.', '')}"
                 first = text.find(f"/archives/{HISTORY}/p")
-                right += first != -1 and text[first:].startswith(want)
+                hit = first != -1 and text[first:].startswith(want)
+                right += hit
+                if show and not hit:
+                    print(f"missed {r['duplicate']['url']} (original {r['original']['url']}): {text[:300]}")
             else:
                 linked += f"/archives/{HISTORY}/p" in text
+                if show and f"/archives/{HISTORY}/p" in text:
+                    print(f"linked a single {r.get('url')}")
         return right / len(pairs), linked / len(singles), len(pairs), len(singles)
     finally:
         await link.close()
@@ -118,10 +126,11 @@ async def replay(rows: list[dict], tmp: Path) -> tuple[float, float, int, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--show", action="store_true", help="print each duplicate missed and each single linked")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        recall, false_rate, n_pairs, n_singles = asyncio.run(replay(rows, Path(tmp)))
+        recall, false_rate, n_pairs, n_singles = asyncio.run(replay(rows, Path(tmp), args.show))
     print(f"over signed HTTP into errfix serve: recall@1 {recall:.3f} of {n_pairs} duplicates, ", end="")
     print(f"false links {false_rate:.3f} of {n_singles} singles")
     missed = [f"recall@1 {recall:.3f} < 0.80"] * (recall < 0.80) + [f"false links {false_rate:.3f} > 0.02"] * (

@@ -54,9 +54,20 @@ _RAISE = re.compile(r"raise\b")
 _CLASS_ONLY = re.compile(r"^\s*[\w.]*(?:error|exception)\s*$", re.I)
 
 
+# A log line's head is the logger's, not the error's: a time, a level, a thread, a logger name
+# (`2024-05-01 10:30:42.230 WARNING (MainThread) [homeassistant.util.loop] `), or glog/klog's
+# `W0309 21:19:18.193471    4766 docker.go:726] `. The same error logged elsewhere is the same error.
+_LOG_HEAD = re.compile(
+    r"^\s{0,8}(?:[ewfi]\d{4} \d\d:\d\d:\d\d\.\d{1,9}\s{1,12}\d{1,10} [\w.-]{1,120}:\d{1,6}\] "
+    r"|\[?\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?\]?\s{1,4}"
+    r"(?:\[?(?:debug|info|warning|warn|error|critical|fatal)\]?\s{1,4})?(?:\([^)\n]{0,60}\)\s{1,4})?"
+    r"(?:\[[^\]\n]{0,120}\]:?\s{1,4})?(?=\S))"
+)
+
+
 def identity(line: str) -> str | None:
     """The identity of one error line, or None when it names nothing beyond its class."""
-    text = line.lower()
+    text = _LOG_HEAD.sub("", line.lower(), count=1)
     if m := _EXCEPTION.search(text):
         start = m.start()
         # `AttributeError: …` quoted inline in a sentence: the error ends where its code span does

@@ -105,3 +105,16 @@ def test_a_traceback_class_line_does_not_take_the_next_line_as_its_message() -> 
         "During handling of the above exception, another exception occurred:\n\n"
     )
     assert identities(extract(chained)) == []
+
+
+def test_a_log_lines_head_is_the_loggers_not_the_errors() -> None:
+    """A time, a level, a thread and a logger, or glog's `W0309 21:19:18.193471 4766 file.go:726] `."""
+    bare = "Detected blocking call to open inside the event loop by integration 'demo'"
+    logged = f"2024-05-01 10:30:42.230 WARNING (MainThread) [homeassistant.util.loop] {bare}"
+    assert (
+        identity(logged) == identity(bare) == "detected blocking call to open inside the event loop by integration demo"
+    )
+    glog = "W0309 21:19:18.193471    4766 docker.go:726] found a container with the k8s prefix, but too few fields"
+    assert identity(glog) == "found a container with the k8s prefix, but too few fields"
+    # a level with a colon is the error's own wording, as it is without a time
+    assert identity("2023-01-02T03:04:05Z ERROR: boom failed") == identity("ERROR: boom failed") == "error: boom failed"
