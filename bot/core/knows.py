@@ -219,6 +219,9 @@ _SLOT = re.compile(r"['\"`]([A-Za-z_][\w.]{0,120})['\"`]")
 SLOT_NAMES = 2
 # An absolute path (POSIX, a Windows drive or UNC, `~`): where a program, not its user, looked
 _ABSOLUTE = re.compile(r"(?:/|~/|[A-Za-z]:[\\/]|\\\\)[^\s]")
+# A traceback's frame names where code ran, not a file the error is about (a record's regex may
+# recognise its library's frame: pandas' `indexes/base.py", line 3812, in get_loc`)
+_FRAME_LINE = re.compile(r"^\s{0,12}File \"[^\"\n]{1,400}\", line \d+")
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
 _NAME = re.compile(
     r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60})\b"
@@ -331,7 +334,8 @@ def knowing(
         other_name=bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
-        abs_path=any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
+        abs_path=not _FRAME_LINE.match(raw)
+        and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
     )
 
 

@@ -271,6 +271,13 @@ def test_an_absolute_path_the_record_does_not_name_is_the_errors_identity() -> N
     relative = knows_of(missing, line.format("data/train.csv"), rarity=1.0)
     assert (absolute.abs_path, windows.abs_path, relative.abs_path) == (True, True, False)
     assert Knows().knows(relative) and not Knows().knows(absolute) and not Knows().knows(windows)
+    # a traceback frame the regex recognises names where code ran, not a file the error is about
+    frame = record(r"indexes[/\\]base\.py\", line \d+, in get_loc", fixes=("df.columns.tolist()",))
+    paste = (
+        'Traceback (most recent call last):\n  File "/venv/site-packages/pandas/core/indexes/base.py", line 3812, '
+        "in get_loc\n    raise KeyError(key) from err\nKeyError: 'price'\n"
+    )
+    assert not knows_of(frame, paste, rarity=1.0).abs_path
     # half the fixes commands on the environment: the path is theirs to act on
     half = record(r"No such file or directory: '([^']+)'", fixes=("mkdir -p /data", "os.chdir(root)"))
     assert Knows().knows(knows_of(half, line.format("/data/x.csv"), rarity=1.0))
