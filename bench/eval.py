@@ -78,11 +78,12 @@ CURRENT: Bars = {
         "false_replies": ("<=", 0.05),
         "precision": (">=", 0.98),
     },
-    # measured 2026-12-06: 69/74 (0.932), top-3 1.000, 0/21 false, precision 1.000 (an error quoted
-    # inside a sentence, "This environment is externally managed" and, is its line; 0.919 before,
-    # after #35's catch-all rule left a bare KeyError to general advice)
+    # measured 2026-12-06: 70/74 (0.946), top-3 1.000, 0/21 false, precision 1.000 (an error quoted
+    # inside a sentence, "This environment is externally managed" and, is its line; a record for
+    # cuDNN's CUDNN_STATUS_NOT_INITIALIZED; 0.919 before, after #35's catch-all rule left a bare
+    # KeyError to general advice)
     "ml": {
-        "channel_accuracy": (">=", 0.93),
+        "channel_accuracy": (">=", 0.94),
         "top3": (">=", 0.98),
         "false_replies": ("<=", 0.05),
         "precision": (">=", 0.98),
