@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from bot.core.extract import extract
+from bot.core.team_memory import Seen
 from bot.service.errfix import Errfix
 
 DATA = Path(__file__).resolve().parent / "memory" / "dups-dev.jsonl"
@@ -49,7 +50,7 @@ def replay(svc: Errfix, rows: list[dict]) -> tuple[float, float, int, int]:
     pairs = [r for r in rows if r["kind"] == "pair"]
     singles = [r for r in rows if r["kind"] == "single"]
 
-    def paste(text: str, channel: str, ts: str, user: str) -> list:
+    def paste(text: str, channel: str, ts: str, user: str) -> list[Seen]:
         """What the channel listener does with a message: a paste that is an error is remembered."""
         d = svc.diagnose(text)
         if not d.is_error:

@@ -30,8 +30,9 @@ EXCERPT = 280  # characters of a resolution's words kept (redacted first, by the
 LINES = 2  # the paste's best error lines whose identities are remembered and looked up
 
 _EXCEPTION = re.compile(r"\b[\w.]*(?:error|exception|warning|fault|panic)\b\s*:", re.I)
+_TIME = r"\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"  # lower-cased ISO-ish
 _VOLATILE = [
-    (re.compile(r"\b\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"), " <time> "),
+    (re.compile(rf"\b{_TIME}"), " <time> "),
     (re.compile(r"\b0x[0-9a-f]{4,}\b"), " <hex> "),
     (re.compile(r"https?://\S{1,500}"), " <url> "),
     (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?"), " <path> "),
@@ -59,7 +60,7 @@ _CLASS_ONLY = re.compile(r"^\s*[\w.]*(?:error|exception)\s*$", re.I)
 # `W0309 21:19:18.193471    4766 docker.go:726] `. The same error logged elsewhere is the same error.
 _LOG_HEAD = re.compile(
     r"^\s{0,8}(?:[ewfi]\d{4} \d\d:\d\d:\d\d\.\d{1,9}\s{1,12}\d{1,10} [\w.-]{1,120}:\d{1,6}\] "
-    r"|\[?\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?\]?\s{1,4}"
+    rf"|\[?{_TIME}\]?\s{{1,4}}"
     r"(?:\[?(?:debug|info|warning|warn|error|critical|fatal)\]?\s{1,4})?(?:\([^)\n]{0,60}\)\s{1,4})?"
     r"(?:\[[^\]\n]{0,120}\]:?\s{1,4})?(?=\S))"
 )
@@ -67,7 +68,7 @@ _LOG_HEAD = re.compile(
 
 def identity(line: str) -> str | None:
     """The identity of one error line, or None when it names nothing beyond its class."""
-    text = _LOG_HEAD.sub("", line.lower(), count=1)
+    text = _LOG_HEAD.sub("", line.lower())
     if m := _EXCEPTION.search(text):
         start = m.start()
         # `AttributeError: …` quoted inline in a sentence: the error ends where its code span does

@@ -270,6 +270,8 @@ def test_an_absolute_path_the_record_does_not_name_is_the_errors_identity() -> N
     windows = knows_of(missing, line.format("C:\\ComfyUI\\input\\cat.png"), rarity=1.0)
     relative = knows_of(missing, line.format("data/train.csv"), rarity=1.0)
     assert (absolute.abs_path, windows.abs_path, relative.abs_path) == (True, True, False)
+    home, unc = (knows_of(missing, line.format(p), rarity=1.0) for p in ("~/data/cat.png", "\\\\srv\\share\\cat.png"))
+    assert home.abs_path and unc.abs_path
     assert Knows().knows(relative) and not Knows().knows(absolute) and not Knows().knows(windows)
     # a traceback frame the regex recognises names where code ran, not a file the error is about
     frame = record(r"indexes[/\\]base\.py\", line \d+, in get_loc", fixes=("df.columns.tolist()",))
