@@ -223,6 +223,10 @@ _ABSOLUTE = re.compile(r"(?:/|~/|[A-Za-z]:[\\/]|\\\\)[^\s]")
 # recognise its library's frame: pandas' `indexes/base.py", line 3812, in get_loc`)
 _FRAME_LINE = re.compile(r"^\s{0,12}File \"[^\"\n]{1,400}\", line \d+")
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
+# A callable a regex names literally (`__call__\(\)`), and one a line names (`root()`): the call
+# is the error's place as much as a quoted name is
+_REGEX_CALL = re.compile(r"(\w{1,100})\\\(\\\)")
+_LINE_CALL = re.compile(r"(\w{1,100})\(\)")
 _NAME = re.compile(
     r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60})\b"
 )
@@ -258,7 +262,7 @@ class Knowing:
     bare: bool  # the regex has no own words: it says nothing but the class (`AssertionError`)
     commands: float  # command_share: the fixes act on the environment, not on code
     matched: bool = True  # the record's regex matches the paste (not a look-alike by wording alone)
-    other_name: bool = False  # the regex quotes a name ('module') the line does not ('NoneType')
+    other_name: bool = False  # the regex quotes or calls a name ('module', `__call__()`) the line does not
     slots: int = 0  # names the line quotes that the record's wording lacks ('reshape')
     catch_all: bool = False  # the regex also recognises other errors' signatures in this database
     abs_path: bool = False  # the line quotes an absolute path the record's wording lacks
@@ -323,6 +327,9 @@ def knowing(
     # a code the regex names (cudaErrorLaunchTimeout, CUDA_ERROR_…, WinError, E0382) is an error's
     # identity, not a class's template: it counts as much as the template's words allow
     codes = {c.lower() for c in _CODE.findall(rec.regex) if not c.lower().endswith(_CLASS_ENDINGS)} & line_words
+    # `root() takes 0 positional arguments` is not `Flask.__call__() takes 3 positional arguments`
+    regex_calls, line_calls = set(_REGEX_CALL.findall(rec.regex)), set(_LINE_CALL.findall(raw))
+    other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
     return Knowing(
         absorbed=len(absorbed),
         dotted=any("." in n.strip(".") and not _LOCATION.fullmatch(n) for n in absorbed),
@@ -331,7 +338,7 @@ def knowing(
         commands=round(command_share(rec), 4),
         matched=matches(raw),
         # a place the regex quotes a name for holds none of its names in the line
-        other_name=bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
+        other_name=other_call or bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
         abs_path=not _FRAME_LINE.match(raw)

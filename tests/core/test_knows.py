@@ -233,6 +233,15 @@ def test_each_alternative_a_regex_quotes_is_a_name_it_quotes() -> None:
     assert (own.matched, own.other_name) == (True, False)
 
 
+def test_a_regex_calling_another_callable_than_the_paste_is_a_look_alike() -> None:
+    rec = record(r"Flask\.__call__\(\) takes 3 positional arguments but 4 were given")
+    other = knows_of(rec, PY_TRACEBACK + "TypeError: root() takes 0 positional arguments but 3 were given\n", 1.0)
+    assert (other.matched, other.other_name) == (False, True) and not Knows().knows(other)
+    # the same callable under another owner is the regex's place still
+    own = knows_of(rec, PY_TRACEBACK + "TypeError: App.__call__() takes 3 positional arguments but 5 were given\n", 1.0)
+    assert (own.matched, own.other_name) == (False, False)
+
+
 def test_a_catch_all_whose_slot_holds_a_name_it_does_not_know_only_knows_the_kind() -> None:
     # 'NoneType' object has no attribute 'reshape': which thing is None, and why, is the error
     nonetype = record("'NoneType' object has no attribute '\\w+'", fixes=("if x is not None: x.split()",))
