@@ -51,7 +51,12 @@ def first(svc: Errfix, text: str) -> tuple[Any, Knowing] | None:
     m = svc._matcher
     assert m is not None
     return top, knowing(
-        top.record, d.extracted, lambda line: m.regex_matches(top.id, line), m.rarity, m.catch_all(top.id)
+        top.record,
+        d.extracted,
+        lambda line: m.regex_matches(top.id, line),
+        m.rarity,
+        m.catch_all(top.id),
+        m.wrapped_lines(top.id, d.extracted.searchable),
     )
 
 

@@ -22,6 +22,9 @@ to *know* the error:
   When the line quotes a name the catch-all's wording lacks (`'NoneType' object has no attribute
   'reshape'`), that name is the error, and the catch-all answers unprompted only when its fixes
   act on the name as above.
+* **Wrappers.** A line another record's wording prints *beside* its own error (git's `failed to
+  push some refs` under `! [rejected] … (fetch first)`) says that an operation failed, not why: a
+  record found on it, with that other error absent from the paste, guesses the cause.
 * **A file of that machine.** A line quoting an absolute path the record does not name (a
   package's `METADATA`, a launcher's `__main__.py`, a node's input image) is about that file:
   which one, and why a program looked there, is the error. Advice on the code's paths answers it
@@ -32,7 +35,7 @@ to *know* the error:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core.extract import Extracted
@@ -266,6 +269,7 @@ class Knowing:
     slots: int = 0  # names the line quotes that the record's wording lacks ('reshape')
     catch_all: bool = False  # the regex also recognises other errors' signatures in this database
     abs_path: bool = False  # the line quotes an absolute path the record's wording lacks
+    wrapper: bool = False  # its line is one other errors print beside theirs (none of them in the paste)
 
 
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -282,6 +286,13 @@ def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
         if raw.strip() and matches(raw):
             return raw.strip()
     return ex.lines[0].raw if ex.lines else ""
+
+
+def _same_line(line: str) -> str:
+    """A line less what varies between machines (a quoted remote or path, any path or URL,
+    spacing): two printings of one message compare equal, another name or code does not."""
+    line = _QUOTED.sub(lambda m: "'~'" if re.search(r"[/\\:@]", m.group(1)) else m.group(0), line.strip().lower())
+    return " ".join(_LOCATION.sub("~", line).split())
 
 
 def _own_words(text: str) -> set[str]:
@@ -308,11 +319,14 @@ def knowing(
     matches: Callable[[str], bool],
     rarity: Callable[[str], float] = lambda w: 1.0,
     catch_all: bool = False,
+    wrapped_lines: Sequence[str] = (),
 ) -> Knowing:
     """What `Knows` reads of a record as the answer to a paste; `matches(line)` tells whether the
     record's regex matches a line, `rarity(word)` how rare a word is among the records' wordings
     (0..1): a class's template is worded in words every record of the class shares; `catch_all`
-    whether its regex also recognises other errors' signatures (the matcher's `catch_all`)."""
+    whether its regex also recognises other errors' signatures (the matcher's `catch_all`);
+    `wrapped_lines` the lines other errors, absent from the paste, print beside their own that
+    its regex recognises (the matcher's `wrapped_lines`)."""
     raw = principal_line(ex, matches)
     text = _LOCATION.sub(" ", raw)
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
@@ -341,6 +355,7 @@ def knowing(
         other_name=other_call or bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
+        wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
     )
@@ -381,6 +396,11 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.wrapper:
+            # its line is one another error prints beside its own (git's `failed to push some
+            # refs` after `! [rejected] … (fetch first)`), and that error is not in the paste:
+            # the line says an operation failed, not why, and the record's cause is a guess
             return False
         if k.abs_path and k.commands < self.commands:
             # the line names a file of that machine by its absolute path (a package's METADATA, a

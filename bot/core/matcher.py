@@ -182,6 +182,7 @@ class Matcher:
         del canon, envs, domains, domain_words
         self.shadows = seed_shadows(records, seeds, overlap.cross_hits)
         self._catch_all = overlap.catch_all
+        self._wraps = overlap.wraps
 
     def rarity(self, word: str) -> float:
         """How rare a word is among the records' wordings, in [0, 1]: 1 when at most one says it."""
@@ -192,6 +193,13 @@ class Matcher:
         variant of the same error): a class's catch-all in this database."""
         i = self.by_id.get(record_id)
         return i is not None and self._catch_all[i]
+
+    def wrapped_lines(self, record_id: str, text: str) -> list[str]:
+        """Lines other errors print beside their own that the record's regex recognises (a
+        wrapper's line: bot/core/vagueness.py `wrappers`), of those errors not in `text`."""
+        i = self.by_id.get(record_id)
+        wrapped = () if i is None else self._wraps.get(i, ())
+        return [line for j, line in wrapped if not self.regexes.matches(j, text)]
 
     def regex_matches(self, record_id: str, text: str) -> bool:
         """Whether the record's own regex matches `text` (False for a record not in the index)."""

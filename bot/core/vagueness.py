@@ -7,7 +7,7 @@ error a seed covers is the answer in the seed's place).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from bot.core.records import Record
@@ -24,6 +24,9 @@ class Overlap:
     cross_hits: list[CrossHit]  # every hit involving a bundled seed, exact
     # per record: its regex recognises another error's signature or alias (one way): a catch-all
     catch_all: list[bool] = field(default_factory=list)
+    # record -> the records beside whose error it recognises a line (git's `failed to push some
+    # refs` under `! [rejected] … (fetch first)`): its line is a wrapper of theirs
+    wraps: dict[int, tuple[tuple[int, str], ...]] = field(default_factory=dict)
 
 
 _Pairs = set[tuple[int, int]]  # (regex i, signature j), i != j
@@ -54,7 +57,40 @@ def vagueness(records: Sequence[Record], regexes: RegexSet, seeds: frozenset[str
     for i, j in pairs:
         if (j, i) not in pairs:
             counts[i] += 1
-    return Overlap(counts, cross_hits, _catch_all(len(records), counts, pairs | aliases))
+    return Overlap(
+        counts,
+        cross_hits,
+        _catch_all(len(records), counts, pairs | aliases),
+        wrappers(records, regexes, range(n) if step == 1 else sorted({*range(0, n, step), *seed_idx})),
+    )
+
+
+def wrappers(
+    records: Sequence[Record], regexes: RegexSet, read: Iterable[int]
+) -> dict[int, tuple[tuple[int, str], ...]]:
+    """Which regexes recognise a line another record's wording prints *beside* its error (that
+    record and the line, per regex): a line
+    of its multi-line signature or alias that its own regex does not take as its identity (git
+    prints `error: failed to push some refs` after any refused push, `! [rejected]` says which).
+    Only multi-line wordings of the records in `read` are searched (every record up to
+    VAGUENESS_SAMPLE, then the seeds and an even sample), a search per such line."""
+    wraps: dict[int, dict[tuple[int, str], None]] = {}
+    for j in read:
+        rec = records[j]
+        for text in (rec.signature, *rec.aliases):
+            lines = [ln for ln in text.splitlines() if ln.strip()]
+            if len(lines) < 2:
+                continue
+            own = [regexes.matches(j, line) for line in lines]
+            if not any(own):
+                continue  # its regex spans the lines: no one line is its error, none a wrapper's
+            for line, is_own in zip(lines, own, strict=True):
+                if is_own:
+                    continue
+                for hit in regexes.search(line):
+                    if hit.index != j:
+                        wraps.setdefault(hit.index, {})[(j, line.strip())] = None
+    return {i: tuple(lines) for i, lines in wraps.items()}
 
 
 def _catch_all(n: int, counts: list[float], examples: _Pairs) -> list[bool]:

@@ -310,7 +310,14 @@ class Errfix:
             (v, k)
             for v in views
             for k in [
-                knowing(v.record, ex, partial(matcher.regex_matches, v.id), matcher.rarity, matcher.catch_all(v.id))
+                knowing(
+                    v.record,
+                    ex,
+                    partial(matcher.regex_matches, v.id),
+                    matcher.rarity,
+                    matcher.catch_all(v.id),
+                    matcher.wrapped_lines(v.id, ex.searchable),
+                )
             ]
             if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched)
         ]

@@ -301,3 +301,20 @@ def test_a_catch_all_its_regex_missed_is_a_look_alike_unless_its_own_words_are_m
     assert Knows().knows(replace(wording_alone, own=1.21))  # words of its own beyond a template's
     assert Knows().knows(replace(wording_alone, matched=True))  # its regex hit the line
     assert Knows().knows(replace(wording_alone, catch_all=False))  # no specific record of its class here
+
+
+def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause() -> None:
+    rec = record(r"failed to push some refs", "git", fixes=("git pull --rebase && git push",))
+    beside = ["error: failed to push some refs to 'github.com:acme/app.git'"]
+    lfs = "batch response: Git LFS is disabled.\nerror: failed to push some refs to 'git@host:t/p.git'\n"
+    k = knowing(rec, extract(lfs), lambda line: "failed to push some refs" in line, wrapped_lines=beside)
+    assert k.wrapper and not Knows().knows(k)
+    assert Knows().knows(replace(k, wrapper=False))
+    # another printing of the line, not this one (another name in it): no wrapper
+    other = knowing(
+        rec,
+        extract("error: failed to push some refs to 'origin' (pre-receive hook declined)\n"),
+        lambda line: True,
+        wrapped_lines=beside,
+    )
+    assert not other.wrapper

@@ -116,3 +116,17 @@ def test_a_regex_recognising_another_errors_alias_one_way_is_a_catch_all_and_so_
     # the other's signature); the third and fourth recognise no other error's wording
     assert overlap.catch_all == [True, True, False, False]
     assert overlap.counts == [0.0, 0.0, 0.0, 0.0]  # aliases leave the scoring's vagueness alone
+
+
+def test_a_line_printed_beside_another_errors_own_line_is_a_wrapper_of_it() -> None:
+    rejected = rec(
+        "git/rejected",
+        "! [rejected] main -> main (fetch first)\nerror: failed to push some refs to 'github.com:a/b.git'",
+        r"\[rejected\][^\n]{1,200}\(fetch first\)",
+    )
+    wrapper = rec("git/push-failed", "error: failed to push some refs to 'origin'", r"failed to push some refs")
+    # its regex spans both lines: no one line is its error, so none is a wrapper's
+    spanning = rec("go/deadlock", "fatal error: deadlock!\n\ngoroutine 1 [chan send]:", r"deadlock!\s+goroutine")
+    records = [rejected, wrapper, spanning, rec("go/fatal", "fatal error: deadlock!", r"fatal error: deadlock")]
+    wraps = vagueness(records, RegexSet([r.regex for r in records]), frozenset()).wraps
+    assert wraps == {1: ((0, "error: failed to push some refs to 'github.com:a/b.git'"),)}
