@@ -291,7 +291,8 @@ def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
 def _same_line(line: str) -> str:
     """A line less what varies between machines (a quoted remote or path, any path or URL,
     spacing): two printings of one message compare equal, another name or code does not."""
-    line = _QUOTED.sub(lambda m: "'~'" if re.search(r"[/\\:@]", m.group(1)) else m.group(0), line.strip().lower())
+    # a quoted remote (`host:repo.git`, a URL) as a whole; paths the location pattern takes
+    line = _QUOTED.sub(lambda m: "'~'" if ":" in m.group(1) else m.group(0), line.strip().lower())
     return " ".join(_LOCATION.sub("~", line).split())
 
 

@@ -69,27 +69,26 @@ def wrappers(
     records: Sequence[Record], regexes: RegexSet, read: Iterable[int]
 ) -> dict[int, tuple[tuple[int, str], ...]]:
     """Which regexes recognise a line another record's wording prints *beside* its error (that
-    record and the line, per regex): a line
-    of its multi-line signature or alias that its own regex does not take as its identity (git
-    prints `error: failed to push some refs` after any refused push, `! [rejected]` says which).
-    Only multi-line wordings of the records in `read` are searched (every record up to
-    VAGUENESS_SAMPLE, then the seeds and an even sample), a search per such line."""
+    record and the line, per regex): a line of its multi-line signature or alias that its own
+    regex does not take as its identity (git prints `error: failed to push some refs` after any
+    refused push; `! [rejected]` says which). Only the multi-line wordings of the records in
+    `read` are searched (every record up to VAGUENESS_SAMPLE, then the seeds and an even sample),
+    a search per such line."""
     wraps: dict[int, dict[tuple[int, str], None]] = {}
     for j in read:
         rec = records[j]
         for text in (rec.signature, *rec.aliases):
             lines = [ln for ln in text.splitlines() if ln.strip()]
             if len(lines) < 2:
-                continue
+                continue  # one line is the record's own (or its regex's wording is elsewhere)
             own = [regexes.matches(j, line) for line in lines]
             if not any(own):
                 continue  # its regex spans the lines: no one line is its error, none a wrapper's
             for line, is_own in zip(lines, own, strict=True):
                 if is_own:
                     continue
-                for hit in regexes.search(line):
-                    if hit.index != j:
-                        wraps.setdefault(hit.index, {})[(j, line.strip())] = None
+                for hit in regexes.search(line):  # not j's own: its regex missed this line
+                    wraps.setdefault(hit.index, {})[(j, line.strip())] = None
     return {i: tuple(lines) for i, lines in wraps.items()}
 
 

@@ -240,6 +240,9 @@ def test_a_regex_calling_another_callable_than_the_paste_is_a_look_alike() -> No
     # the same callable under another owner is the regex's place still
     own = knows_of(rec, PY_TRACEBACK + "TypeError: App.__call__() takes 3 positional arguments but 5 were given\n", 1.0)
     assert (own.matched, own.other_name) == (False, False)
+    # a line that calls nothing names no other callable
+    bare = knows_of(rec, PY_TRACEBACK + "TypeError: takes 3 positional arguments but 4 were given\n", 1.0)
+    assert bare.other_name is False
 
 
 def test_a_catch_all_whose_slot_holds_a_name_it_does_not_know_only_knows_the_kind() -> None:
@@ -305,7 +308,7 @@ def test_a_catch_all_its_regex_missed_is_a_look_alike_unless_its_own_words_are_m
 
 def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause() -> None:
     rec = record(r"failed to push some refs", "git", fixes=("git pull --rebase && git push",))
-    beside = ["error: failed to push some refs to 'github.com:acme/app.git'"]
+    beside = ["error: failed to push some refs to  'github.com:acme/app.git'"]  # spacing varies too
     lfs = "batch response: Git LFS is disabled.\nerror: failed to push some refs to 'git@host:t/p.git'\n"
     k = knowing(rec, extract(lfs), lambda line: "failed to push some refs" in line, wrapped_lines=beside)
     assert k.wrapper and not Knows().knows(k)

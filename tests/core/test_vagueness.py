@@ -130,3 +130,15 @@ def test_a_line_printed_beside_another_errors_own_line_is_a_wrapper_of_it() -> N
     records = [rejected, wrapper, spanning, rec("go/fatal", "fatal error: deadlock!", r"fatal error: deadlock")]
     wraps = vagueness(records, RegexSet([r.regex for r in records]), frozenset()).wraps
     assert wraps == {1: ((0, "error: failed to push some refs to 'github.com:a/b.git'"),)}
+
+
+def test_sampled_wrappers_keep_the_seeds_wordings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past VAGUENESS_SAMPLE records wrappers are read from a sample, and every seed's wordings."""
+    seed = rec("git/rejected", "! [rejected] main (fetch first)\nerror: failed to push some refs", r"\[rejected\]")
+    wrapper = rec("team/push-failed", "error: failed to push some refs", r"failed to push some refs")
+    fillers = [rec(f"team/filler-{n}", f"filler error {n}", rf"filler error {n}\b") for n in range(9)]
+    monkeypatch.setattr(vagueness_module, "VAGUENESS_SAMPLE", 3)  # 11 records: every 4th is read
+    sampled = Matcher([wrapper, seed, *fillers], seeds=frozenset({seed.id}))
+    assert sampled.wrapped_lines(wrapper.id, "error: failed to push some refs") == ["error: failed to push some refs"]
+    # the wrapped error in the paste: the line is its, not all the wrapper saw
+    assert sampled.wrapped_lines(wrapper.id, "! [rejected] main\nerror: failed to push some refs") == []
