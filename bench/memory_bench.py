@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from bot.core.extract import extract
-from bot.core.team_memory import Seen
+from bot.core.team_memory import Seen, memorable
 from bot.service.errfix import Errfix
 
 DATA = Path(__file__).resolve().parent / "memory" / "dups-dev.jsonl"
@@ -51,9 +51,10 @@ def replay(svc: Errfix, rows: list[dict]) -> tuple[float, float, int, int]:
     singles = [r for r in rows if r["kind"] == "single"]
 
     def paste(text: str, channel: str, ts: str, user: str) -> list[Seen]:
-        """What the channel listener does with a message: a paste that is an error is remembered."""
+        """What the channel listener does with a message: a paste that is an error (or a logged
+        warning) is remembered."""
         d = svc.diagnose(text)
-        if not d.is_error:
+        if not (d.is_error or memorable(d.extracted)):
             return []
         return svc.remember(d.extracted, channel=channel, channel_type="channel", ts=ts, thread_ts=ts, user_id=user)
 

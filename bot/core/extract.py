@@ -53,6 +53,18 @@ _CJK_PUNCT = str.maketrans(
     }
 )
 
+# A program's log entry at warning level or above, whatever its words say (the rules below
+# read words): glog/klog's `W0309 21:19:18.193471  4766 docker.go:726] `, Chromium's
+# `[0818/104648.606:ERROR:file.cc(103)] `, an ISO time then the level (Python's logging:
+# `2024-05-01 10:30:42.230 WARNING (MainThread) [logger] `). Weak: no record is matched on it
+# alone, but the team may have seen it before (bot/core/team_memory.py).
+_LOG_ENTRY = re.compile(
+    r"^\s{0,8}(?:[WEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9}\s{1,12}\d{1,10} [\w.-]{1,120}:\d{1,6}\] "
+    r"|\[\d{4}/\d{6}\.\d{3}:(?:WARNING|ERROR|FATAL):[\w.-]{1,120}\(\d{1,6}\)\] "
+    r"|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?\s{1,4}"
+    r"\[?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\]?\s)"
+)
+
 # What makes a line an error line, strongest first. Each is (kind, weight, pattern).
 _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (
@@ -111,7 +123,12 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
             r"\b(?:CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled|Evicted|FailedScheduling|FailedMount|Back-off|NOT_FOUND|PERMISSION_DENIED|UNAVAILABLE|DEADLINE_EXCEEDED|E[A-Z]{3,12}(?=[:\s]))"
         ),
     ),
+    ("log", 0.45, _LOG_ENTRY),
 ]
+# A log viewer's entry (Home Assistant's: `Logger: name`, `Source: file:line`, `First occurred: …`,
+# `Last logged: …`, then the message): its message is a log entry like the lines above.
+_VIEWER_LOGGER = re.compile(r"^\s{0,8}Logger: [\w.]{1,120}\s*$")
+_VIEWER_FIELD = re.compile(r"^\s{0,8}(?:Source|First occurred|Last logged|Integration): ")
 _RAISE = re.compile(r"\braise ([A-Z]\w{0,80})\((['\"])(.{1,300})\2\)")
 _TRACEBACK = re.compile(r"^\s{0,8}Traceback \(most recent call last\):")
 _FRAME = re.compile(r"^\s{0,12}(?:File \"|at [\w$.<>]{1,200}\(|\d{1,3}: 0x|#\d{1,3} )")
@@ -207,6 +224,13 @@ class Extracted:
         return "deprecation" in kinds and not any(ln.weight >= 0.8 for ln in self.lines)
 
     @property
+    def logged(self) -> bool:
+        """One of its two best lines is a program's log entry at warning level or above (an
+        ERROR line that also reads as a failure included): printed by a program, not chat, though
+        no line may be a strong error."""
+        return any(ln.kind == "log" or _LOG_ENTRY.match(ln.raw) for ln in self.lines[:2])
+
+    @property
     def error_text(self) -> str:
         """The error lines joined: what regexes run against first."""
         return "\n".join(line.raw for line in sorted(self.lines, key=lambda ln: ln.index))
@@ -284,9 +308,16 @@ def extract(text: str) -> Extracted:
     last_tb_line: int | None = None
     frame_indent: int | None = None  # the indent of the `File "…"` frame line just above
     source: list[int] = []  # lines that are a traceback's source code
+    viewer = False  # inside a log viewer entry's header: its message is next
     for i, line in enumerate(raw_lines):
         stripped = line.strip()
         if not stripped:
+            continue
+        if _VIEWER_LOGGER.match(line):
+            viewer = True
+            continue
+        logged, viewer = viewer, viewer and bool(_VIEWER_FIELD.match(line))
+        if viewer:
             continue
         under_frame, frame_indent = frame_indent, None
         if under_frame is not None and len(line) - len(line.lstrip()) > under_frame and not _RAISE.search(stripped):
@@ -309,6 +340,8 @@ def extract(text: str) -> Extracted:
         hit = _classify(stripped)
         if hit is None and in_traceback and _TB_EXCEPTION.match(line):  # not an indented code line
             hit = ("python", 1.0)
+        if hit is None and logged:
+            hit = ("log", 0.45)
         if hit is None:
             continue
         kind, weight = hit

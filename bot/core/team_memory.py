@@ -18,6 +18,7 @@ A bare `KeyError: 'x'` has no words left once its name is out, so it gets no rai
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.core.blocks import actions, button, context, cut, escape, header, section
@@ -25,21 +26,32 @@ from bot.core.extract import Extracted
 from bot.core.messages import t
 from bot.core.teach_view import TEACH_OPEN
 
+# Bumped whenever identity() changes what it keeps, so remembered pastes get their keys again
+# (bot/store/memory.py `Memory.rekey`): 2 kept log entries, URL hosts and generated names apart.
+IDENTITY_VERSION = "2"
 MEMORY_UP, MEMORY_DOWN = "errfix_memory_up", "errfix_memory_down"
 EXCERPT = 280  # characters of a resolution's words kept (redacted first, by the store)
 LINES = 2  # the paste's best error lines whose identities are remembered and looked up
 
 _EXCEPTION = re.compile(r"\b[\w.]*(?:error|exception|warning|fault|panic)\b\s*:", re.I)
+# a hash inside a name: 8+ hex digits with both digits and letters, not inside a longer word
+_HASH = re.compile(r"(?<![0-9a-z])(?=[0-9a-f]{0,63}[a-f])(?=[0-9a-f]{0,63}\d)[0-9a-f]{8,64}(?![0-9a-z])")
+_DIGITS = re.compile(r"\d+")
 _TIME = r"\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"  # lower-cased ISO-ish
-_VOLATILE = [
+_VOLATILE: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(rf"\b{_TIME}"), " <time> "),
     (re.compile(r"\b0x[0-9a-f]{4,}\b"), " <hex> "),
-    (re.compile(r"https?://\S{1,500}"), " <url> "),
+    # a URL's host is kept: registry.ollama.ai and ollama.com fail for two reasons (the host-less
+    # key is a secondary one, for a service reached under two names)
+    (re.compile(r"https?://([^\s/:?#<>]{1,200})\S{0,500}"), lambda m: f" <url {_DIGITS.sub('n', m.group(1))}> "),
     (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?"), " <path> "),
+    # a generated name (a container, pod or build name with a hash in it) is volatile as a whole
+    (re.compile(r"[\w.-]{8,300}"), lambda m: " <id> " if _HASH.search(m.group()) else m.group()),
     (re.compile(r"\b[0-9a-f]{12,64}\b"), " <hex> "),
     (re.compile(r"\b\d+(?:\.\d+)*\b"), " <n> "),
     (re.compile(r"['\"`]"), ""),
 ]
+_URL_HOST = re.compile(r"<url [^>\s]{1,200}>")
 _PACKAGE_PREFIX = re.compile(r"^[\w]+(?:\.[\w]+)*\.(\w*(?:error|exception)\b)")
 _TAIL = re.compile(r"[\s.!,;:]+$")
 _SPACE = re.compile(r"\s+")
@@ -82,6 +94,13 @@ def identity(line: str) -> str | None:
     return text if len(words) >= 2 else None
 
 
+def memorable(ex: Extracted) -> bool:
+    """Whether a paste's errors are remembered: an error, or a program's log entry (a warning
+    logged by glog, Chromium or Python's logging is what teams paste and solve too; chat is
+    neither)."""
+    return ex.is_error or ex.logged
+
+
 def identities(ex: Extracted) -> list[str]:
     """The identities of a paste's best error lines, best first, each once, then their secondary keys."""
     split: list[list[str]] = []  # the paste's rows, split only when a line needs its neighbours
@@ -99,6 +118,8 @@ def identities(ex: Extracted) -> list[str]:
         if key is None:
             continue
         keys.append(key)
+        if (hostless := _URL_HOST.sub("<url>", key)) != key:
+            secondary.append(SECONDARY + hostless)
         if (py2 := _PY3_MODULE.sub(r"\1module object has no attribute ", key)) != key:
             secondary.append(py2)  # a Python 2 paste's own identity: unmarked, as it would be remembered
         if _QUOTED.search(raw) and (site := _raise_site(raw, rows(), line.index)):  # no names: the key says it

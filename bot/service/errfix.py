@@ -149,6 +149,7 @@ class Errfix:
         self.learning = Learning(store)
         self.channels = Channels(store)
         self.memory = Memory(store)
+        self.memory.rekey()  # once after an upgrade changed what identifies an error
         self.privacy = Privacy(store)
         self.upstreams = Upstreams(store)
         self.reply_threshold = reply_threshold

@@ -23,6 +23,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.extract import unescape_slack
+from bot.core.team_memory import memorable
 from bot.service.async_errfix import AsyncErrfix
 from bot.slack.answers import paste_text
 from bot.slack.seen_before import SOLVED_REACTIONS
@@ -108,7 +109,7 @@ class Backfill:
             return
         ts = str(message["ts"])
         diagnosis = await self.errfix.diagnose(paste_text(message)[0])
-        if diagnosis.is_error:
+        if diagnosis.is_error or memorable(diagnosis.extracted):
             user = str(message["user"])
             kept = await self.errfix.remember_at(
                 diagnosis.extracted, channel=channel, channel_type=kind, ts=ts, thread_ts=ts, user_id=user

@@ -20,7 +20,7 @@ from bot.core import blocks as kit
 from bot.core.digest_view import ChannelView, home_channels_blocks
 from bot.core.messages import language, t
 from bot.core.teach_view import team_home_blocks
-from bot.core.team_memory import MEMORY_DOWN, MEMORY_UP, Seen
+from bot.core.team_memory import MEMORY_DOWN, MEMORY_UP, Seen, memorable
 from bot.core.team_memory import home_blocks as memory_home_blocks
 from bot.core.views import Diagnosis
 from bot.slack import commands, feedback, teach_modal
@@ -102,7 +102,7 @@ async def _remember(deps: Deps, event: dict[str, Any], diagnosis: Diagnosis) -> 
     thread_ts, user = str(event.get("thread_ts") or ts), str(event.get("user") or "")
     if thread_ts != ts:
         await deps.errfix.note_reply(channel, thread_ts, user)
-    if not diagnosis.is_error:
+    if not (diagnosis.is_error or memorable(diagnosis.extracted)):
         return []
     kind = str(event.get("channel_type") or "")
     return await deps.errfix.remember(

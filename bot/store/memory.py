@@ -17,8 +17,9 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot.core.extract import extract
 from bot.core.redact import redact_text
-from bot.core.team_memory import EXCERPT, SECONDARY, Seen
+from bot.core.team_memory import EXCERPT, IDENTITY_VERSION, SECONDARY, Seen, identities
 from bot.store.store import Store, now_iso
 
 PUBLIC = "channel"
@@ -55,6 +56,22 @@ class Memory:
                 "INSERT OR IGNORE INTO memory_keys (key, memory_id) VALUES (?, ?)", [(k, memory_id) for k in keys]
             )
         return memory_id
+
+    def rekey(self) -> int:
+        """After identity() changed (IDENTITY_VERSION), each remembered paste's kept line gets its
+        keys under the new rules, so a paste remembered before still links; its old keys stay
+        (they match nothing new, and cost nothing). The pastes rekeyed (0 when up to date)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'memory_identities'").fetchone()
+        if row is not None and row[0] == IDENTITY_VERSION:
+            return 0
+        lines = self.db.execute("SELECT id, line FROM memory").fetchall()
+        keys = [(key, memory_id) for memory_id, line in lines for key in identities(extract(str(line)))]
+        with self.store.write_transaction():
+            self.db.conn.executemany("INSERT OR IGNORE INTO memory_keys (key, memory_id) VALUES (?, ?)", keys)
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('memory_identities', ?)", [IDENTITY_VERSION]
+            )
+        return len(lines)
 
     def note_reply(self, channel: str, thread_ts: str, user_id: str) -> None:
         """A reply in a remembered thread: counted, and its author among those who took part."""
@@ -129,17 +146,19 @@ class Memory:
 
     def seen(self, keys: list[str], *, channel: str, thread_ts: str, limit: int = 3) -> list[Seen]:
         """Earlier pastes of an error with one of `keys`, in other threads, that `channel` may see
-        and that were solved or at least discussed (a reply in the thread): solved first, then the
-        latest."""
+        and that were solved or at least discussed (a reply in the thread): solved first, then by
+        the best of `keys` they share (an identity before a secondary key), then the latest."""
         if not keys:
             return []
-        marks = ",".join("?" * len(keys))
+        ranked = ",".join("(?, ?)" for _ in keys)  # a key's rank: the paste's best identity first
         rows = self.db.execute(
-            f"{self._SEEN} WHERE m.id IN (SELECT memory_id FROM memory_keys WHERE key IN ({marks})) "
-            "AND (m.channel = ? OR m.channel_type = ?) AND NOT (m.channel = ? AND m.thread_ts = ?) "
+            f"WITH q(key, rank) AS (VALUES {ranked}), "
+            "b(memory_id, best) AS (SELECT k.memory_id, min(q.rank) FROM memory_keys k JOIN q ON q.key = k.key "
+            f"GROUP BY k.memory_id) {self._SEEN} JOIN b ON b.memory_id = m.id "
+            "WHERE (m.channel = ? OR m.channel_type = ?) AND NOT (m.channel = ? AND m.thread_ts = ?) "
             "AND (r.kind IS NOT NULL OR m.replies > 0) "  # solved, or at least discussed
-            "ORDER BY r.kind IS NULL, m.id DESC LIMIT ?",
-            [*keys, channel, PUBLIC, channel, thread_ts, limit],
+            "ORDER BY r.kind IS NULL, b.best, m.id DESC LIMIT ?",
+            [*(v for rank, key in enumerate(keys) for v in (key, rank)), channel, PUBLIC, channel, thread_ts, limit],
         ).fetchall()
         return [_seen(row) for row in rows]
 

@@ -834,3 +834,27 @@ def test_a_raise_under_a_frame_is_still_read_as_the_error() -> None:
 )
 def test_a_resource_shortfall_is_an_error_line(line: str) -> None:
     assert raws(extract(f"Provider: ollama\n{line}\n")) == [line.strip()]
+
+
+def test_a_programs_log_entry_is_a_weak_error_line_whatever_its_words() -> None:
+    """glog, Chromium and Python logging at warning level or above; not an error the matcher answers."""
+    for entry in (
+        "W0309 21:19:18.193471    4766 docker.go:726] found a container with the k8s prefix, but too few fields",
+        "[0818/104648.606:WARNING:tab_strip.cc(103)] tab closed twice",
+        "2024-05-01 10:30:42.230 WARNING (MainThread) [homeassistant.util.loop] Detected blocking call to open",
+    ):
+        ex = extract(entry)
+        assert [(ln.kind, ln.weight) for ln in ex.lines] == [("log", 0.45)] and not ex.is_error and ex.logged
+    for quiet in ("2024-05-01 10:30:42.230 INFO (MainThread) [x] started", "I0309 21:19:18.193471 1 a.go:1] up"):
+        assert extract(quiet).lines == []
+
+
+def test_a_log_viewers_entry_gives_its_message_as_a_log_line() -> None:
+    entry = (
+        "Logger: homeassistant.util.loop\nSource: util/loop.py:99\nFirst occurred: 7:52:41 AM (1 occurrences)\n"
+        "Last logged: 7:52:41 AM\n\nDetected blocking call to import_module inside the event loop\nthanks all\n"
+    )
+    ex = extract(entry)
+    assert [(ln.raw, ln.kind) for ln in ex.lines] == [
+        ("Detected blocking call to import_module inside the event loop", "log")
+    ]

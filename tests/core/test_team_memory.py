@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.core.extract import extract
-from bot.core.team_memory import identities, identity
+from bot.core.team_memory import identities, identity, memorable
 
 
 def test_what_changes_between_two_pastes_of_one_error_is_left_out() -> None:
@@ -118,3 +118,31 @@ def test_a_log_lines_head_is_the_loggers_not_the_errors() -> None:
     assert identity(glog) == "found a container with the k8s prefix, but too few fields"
     # a level with a colon is the error's own wording, as it is without a time
     assert identity("2023-01-02T03:04:05Z ERROR: boom failed") == identity("ERROR: boom failed") == "error: boom failed"
+
+
+def test_a_generated_name_with_a_hash_in_it_is_volatile_as_a_whole() -> None:
+    """Two kubelets' container names (other node, other hashes) in one glog warning: one error."""
+    head = 'found a container with the "k8s" prefix, but too few fields (5): '
+    a = identity(head + '"k8s_cadvisor.8d424740_agent-e2e-minion-o8wj.file_7fa8430d_52bafe5f"')
+    b = identity(head + '"k8s_cadvisor.8d424740_agent-prod-minion-oazg.file_f67a53c9_43b09df6"')
+    assert a == b == "found a container with the k8s prefix, but too few fields ( <n> ): <id>"
+    # eight hex letters without a digit, or digits alone, are no hash: a word and a number
+    assert identity("ValueError: unknown codec 'deadbeef'") == "valueerror: unknown codec deadbeef"
+    assert identity("ValueError: unknown codec 'x_12345678'") == "valueerror: unknown codec x_12345678"
+
+
+def test_a_urls_host_is_the_identity_and_the_host_less_line_a_secondary_key() -> None:
+    line = 'Error: pull model manifest: Get "https://{}/token?n=A7&ts=1710339130": wsarecv: forcibly closed'
+    keys = identities(extract(line.format("ollama.com")))
+    assert keys == [
+        "error: pull model manifest: get <url ollama.com> wsarecv: forcibly closed",
+        "~ error: pull model manifest: get <url> wsarecv: forcibly closed",
+    ]
+    assert identities(extract(line.format("10.0.0.7:8080")))[0] == keys[0].replace("ollama.com", "n.n.n.n")
+
+
+def test_a_logged_warning_is_remembered_and_chat_is_not() -> None:
+    glog = "W0309 21:19:18.193471    4766 docker.go:726] found a container with the k8s prefix, but too few fields"
+    chromium = "[0818/104648.606:ERROR:registration_protocol_win.cc(103)] CreateFile: The system cannot find it"
+    assert memorable(extract(glog)) and memorable(extract(chromium))
+    assert not memorable(extract("the deploy cannot find the file again, any idea?"))

@@ -21,6 +21,9 @@ AGAIN = (
     'Traceback (most recent call last):\n  File "/home/bob/etl/run.py", line 12, in <module>\n'
     "QuarryLockError: shard 'orders' held by pid 977"
 )
+# a program's logged warning, no error words: remembered like an error (another pid, time and line)
+LOGGED = "W1203 10:00:01.000001    4242 quarry.go:88] shard 'orders' lock held by a stale daemon"
+LOGGED_AGAIN = "W1204 09:12:44.917000     977 quarry.go:91] shard 'orders' lock held by a stale daemon"
 FIX = "restart the quarry daemon with --steal-locks, then rerun"
 
 
@@ -62,9 +65,9 @@ async def test_a_solved_error_pasted_again_elsewhere_gets_the_teams_answer_and_i
 
 
 async def test_a_private_channels_thread_is_never_linked_elsewhere_but_is_in_its_own(bot: Bot, fake: FakeSlack) -> None:
-    await solve(bot, PRIVATE, "group")
-    elsewhere = await bot.paste(AGAIN, user=BOB, channel=CHANNEL, channel_type="channel")
-    same = await bot.paste(AGAIN, user=BOB, channel=PRIVATE, channel_type="group")
+    await solve(bot, PRIVATE, "group", LOGGED)
+    elsewhere = await bot.paste(LOGGED_AGAIN, user=BOB, channel=CHANNEL, channel_type="channel")
+    same = await bot.paste(LOGGED_AGAIN, user=BOB, channel=PRIVATE, channel_type="group")
     answer = await bot.answer_to(same)
     assert f"Seen before in <#{PRIVATE}>" in all_text(answer)
     await bot.idle()

@@ -55,6 +55,35 @@ def test_a_resolution_is_kept_redacted_and_solved_threads_come_first(tmp_path: P
     store.close()
 
 
+def test_of_two_solved_threads_the_one_sharing_the_pastes_best_key_comes_first(tmp_path: Path) -> None:
+    """The later thread shares only the second key (a host-less URL): the earlier, sharing the first, wins."""
+    store = open_store(tmp_path / "m.db", seed=False)
+    memory = Memory(store)
+    best, loose = "error: pull failed get <url a.example>", "~ error: pull failed get <url>"
+    for ts, keys in (("1.1", [best, loose]), ("2.1", ["error: pull failed get <url b.example>", loose])):
+        memory.remember(channel="C_PUB", channel_type="channel", ts=ts, thread_ts=ts, user_id="U1", line="x", keys=keys)
+        memory.resolve(channel="C_PUB", thread_ts=ts, kind="check", ts=ts + "2", user_id="U2", excerpt="fix")
+    assert [s.ts for s in memory.seen([best, loose], channel="C_X", thread_ts="9.9")] == ["1.1", "2.1"]
+    assert [s.ts for s in memory.seen([loose, best], channel="C_X", thread_ts="9.9")] == ["2.1", "1.1"]
+    store.close()
+
+
+def test_a_paste_remembered_under_older_identities_gets_its_keys_again_once(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "m.db", seed=False)
+    memory = Memory(store)
+    line = "W0309 21:19:18.193471    4766 quarry.go:726] shard orders lock held too long"
+    memory.remember(
+        channel="C_PUB", channel_type="channel", ts="1.1", thread_ts="1.1", user_id="U1", line=line, keys=["old"]
+    )
+    memory.note_reply("C_PUB", "1.1", "U7")
+    assert memory.rekey() == 1 and memory.rekey() == 0
+    store.db.execute("UPDATE meta SET value = '1' WHERE key = 'memory_identities'")
+    assert memory.rekey() == 1  # an older version's memory: keyed again
+    found = memory.seen(["shard orders lock held too long"], channel="C_X", thread_ts="9.9")
+    assert [s.ts for s in found] == ["1.1"] and [s.ts for s in memory.seen(["old"], channel="C_X", thread_ts="9.9")]
+    store.close()
+
+
 def test_forget_channel_forget_user_and_the_purge_leave_nothing_of_what_they_erase(tmp_path: Path) -> None:
     store = open_store(tmp_path / "m.db", seed=False)
     memory, privacy = Memory(store), Privacy(store)
