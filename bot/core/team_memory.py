@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from bot.core.blocks import actions, button, context, cut, escape, header, section
 from bot.core.extract import Extracted
 from bot.core.messages import t
+from bot.core.redact import redact_text
 from bot.core.teach_view import TEACH_OPEN
 
 # Bumped whenever identity() changes what it keeps, so remembered pastes get their keys again
@@ -37,13 +38,14 @@ _EXCEPTION = re.compile(r"\b[\w.]*(?:error|exception|warning|fault|panic)\b\s*:"
 # a hash inside a name: 8+ hex digits with both digits and letters, not inside a longer word
 _HASH = re.compile(r"(?<![0-9a-z])(?=[0-9a-f]{0,63}[a-f])(?=[0-9a-f]{0,63}\d)[0-9a-f]{8,64}(?![0-9a-z])")
 _DIGITS = re.compile(r"\d+")
+_URL = re.compile(r"https?://(?:[^\s/?#@]{0,200}@)?([^\s/:?#<>@]{1,200})\S{0,500}")  # its host, no user
 _TIME = r"\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:z|[+-]\d\d:?\d\d)?"  # lower-cased ISO-ish
 _VOLATILE: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(rf"\b{_TIME}"), " <time> "),
     (re.compile(r"\b0x[0-9a-f]{4,}\b"), " <hex> "),
     # a URL's host is kept: registry.ollama.ai and ollama.com fail for two reasons (the host-less
     # key is a secondary one, for a service reached under two names)
-    (re.compile(r"https?://([^\s/:?#<>]{1,200})\S{0,500}"), lambda m: f" <url {_DIGITS.sub('n', m.group(1))}> "),
+    (_URL, lambda m: f" <url {_DIGITS.sub('n', m.group(1))}> "),
     (re.compile(r"(?:[a-z]:)?(?:[\\/][\w.@~+-]{1,100}){2,}[\\/]?"), " <path> "),
     # a generated name (a container, pod or build name with a hash in it) is volatile as a whole
     (re.compile(r"[\w.-]{8,300}"), lambda m: " <id> " if _HASH.search(m.group()) else m.group()),
@@ -79,8 +81,9 @@ _LOG_HEAD = re.compile(
 
 
 def identity(line: str) -> str | None:
-    """The identity of one error line, or None when it names nothing beyond its class."""
-    text = _LOG_HEAD.sub("", line.lower())
+    """The identity of one error line, or None when it names nothing beyond its class. Secrets are
+    redacted first: an identity is stored as a key, and a URL's credentials are not its host."""
+    text = _LOG_HEAD.sub("", redact_text(line).lower())
     if m := _EXCEPTION.search(text):
         start = m.start()
         # `AttributeError: …` quoted inline in a sentence: the error ends where its code span does

@@ -139,6 +139,12 @@ def test_a_urls_host_is_the_identity_and_the_host_less_line_a_secondary_key() ->
         "~ error: pull model manifest: get <url> wsarecv: forcibly closed",
     ]
     assert identities(extract(line.format("10.0.0.7:8080")))[0] == keys[0].replace("ollama.com", "n.n.n.n")
+    # who logged in is not the host, and a key never holds a secret
+    secret = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"
+    keyed = identity(f"fatal: unable to access 'https://{secret}@github.com/o/r.git/': 403")
+    assert keyed == "fatal: unable to access <url github.com> <n>"
+    slack = identity("RuntimeError: bad token xoxb-1234567890-1234567890-abcdefghij for bot")
+    assert slack is not None and "abcdefghij" not in slack and "redacted" in slack
 
 
 def test_a_logged_warning_is_remembered_and_chat_is_not() -> None:
