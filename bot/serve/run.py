@@ -23,6 +23,7 @@ from slack_bolt.async_app import AsyncApp
 from bot.config import Settings
 from bot.ops.serving_lock import serving
 from bot.serve.background import in_background
+from bot.serve.checkpoint import checkpointing
 from bot.serve.http import ops_app, web_app
 from bot.serve.metrics_and_logs import MetricsAndLogs
 from bot.serve.resync import resyncing
@@ -114,6 +115,7 @@ async def _serve_app(
             resyncing(errfix, settings.sync_url, settings.sync_interval, settings.sync_timeout, metrics),
             replaying(replayer),
             purging(errfix, settings.retention_days, settings.memory_days),
+            checkpointing(errfix),
             in_background(digests_forever(digests), name="errfix-digests", log=log),
         ):
             await stop.wait()

@@ -149,6 +149,14 @@ class AsyncErrfix:
             lambda s: s.log_paste(channel, ts, diagnosis, replied=replied, channel_type=channel_type, user_id=user_id)
         )
 
+    async def defer_checkpoints(self) -> int:
+        """Writes no longer copy the write-ahead log into the database (bot/store/store.py)."""
+        return await self._run(lambda s: s.store.defer_checkpoints())
+
+    async def checkpoint(self) -> tuple[int, int]:
+        """Copy the write-ahead log into the database, on the store's thread: (frames, copied)."""
+        return await self._run(lambda s: s.store.checkpoint())
+
     async def purge_expired(self, now: datetime, days: int, memory_days: int = 0) -> Erased:
         """The retention purge, on the store's thread (`errfix serve` runs it hourly)."""
         return await self._run(lambda s: s.purge_expired(now, days, memory_days))

@@ -137,6 +137,7 @@ async def test_metrics_json_logs_and_resync_of_a_running_server(
     answered = next(ln for ln in lines if ln["msg"] == "answered")
     assert answered["channel"] == CHANNEL and answered["event_id"].startswith("Ev") and answered["record"] == RECORD
     assert any("3 added" in ln["msg"] for ln in lines)
+    assert any(ln["msg"].endswith("off the writes' path (commits copy at 0 pages)") for ln in lines)
     raw = served.log.read_text()
     assert BOT_TOKEN not in raw and SECRET not in raw and "Loss is NaN" not in raw
 
