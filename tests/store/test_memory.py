@@ -12,11 +12,11 @@ from bot.store.privacy import Privacy
 KEY = "quarrylockerror: shard orders held by pid <n>"
 
 
-def remember(memory: Memory, channel: str, kind: str, ts: str, user: str = "U1") -> int | None:
+def remember(
+    memory: Memory, channel: str, kind: str, ts: str, user: str = "U1", *, line: str = "QuarryLockError", key: str = KEY
+) -> int | None:
     """A paste discussed in its thread (a reply): what "seen before" may link."""
-    kept = memory.remember(
-        channel=channel, channel_type=kind, ts=ts, thread_ts=ts, user_id=user, line="QuarryLockError", keys=[KEY]
-    )
+    kept = memory.remember(channel=channel, channel_type=kind, ts=ts, thread_ts=ts, user_id=user, line=line, keys=[key])
     memory.note_reply(channel, ts, "U7")
     return kept
 
@@ -72,10 +72,7 @@ def test_a_paste_remembered_under_older_identities_gets_its_keys_again_once(tmp_
     store = open_store(tmp_path / "m.db", seed=False)
     memory = Memory(store)
     line = "W0309 21:19:18.193471    4766 quarry.go:726] shard orders lock held too long"
-    memory.remember(
-        channel="C_PUB", channel_type="channel", ts="1.1", thread_ts="1.1", user_id="U1", line=line, keys=["old"]
-    )
-    memory.note_reply("C_PUB", "1.1", "U7")
+    remember(memory, "C_PUB", "channel", "1.1", line=line, key="old")
     assert memory.rekey() == 1 and memory.rekey() == 0
     store.db.execute("UPDATE meta SET value = '1' WHERE key = 'memory_identities'")
     assert memory.rekey() == 1  # an older version's memory: keyed again
