@@ -847,11 +847,14 @@ def test_a_programs_log_entry_is_a_weak_error_line_whatever_its_words() -> None:
         assert [(ln.kind, ln.weight) for ln in ex.lines] == [("log", 0.45)] and not ex.is_error and ex.logged
     for quiet in ("2024-05-01 10:30:42.230 INFO (MainThread) [x] started", "I0309 21:19:18.193471 1 a.go:1] up"):
         assert extract(quiet).lines == []
+    # second best behind a failure a person wrote: still a program's log in the paste
+    assert extract("the deploy failed again\nW0309 21:19:18.193471 1 quarry.go:9] shard lock is stale").logged
 
 
 def test_a_log_viewers_entry_gives_its_message_as_a_log_line() -> None:
     entry = (
-        "Logger: homeassistant.util.loop\nSource: util/loop.py:99\nFirst occurred: 7:52:41 AM (1 occurrences)\n"
+        "Logger: homeassistant.util.loop\nSource: util/loop.py:99\nIntegration: demo (documentation)\n"
+        "First occurred: 7:52:41 AM (1 occurrences)\n"
         "Last logged: 7:52:41 AM\n\nDetected blocking call to import_module inside the event loop\nthanks all\n"
     )
     ex = extract(entry)

@@ -32,7 +32,7 @@ async def test_the_timer_copies_the_log_written_since_its_last_step(
     caplog.set_level(logging.DEBUG, logger="errfix.checkpoint")
     try:
         with pytest.raises(Stop):
-            await checkpoint_forever(svc, interval=5.0, sleep=sleep)
+            await checkpoint_forever(svc, sleep=sleep)  # every 5 s unless told
         assert slept == [5.0, 5.0, 5.0]
         said = [r.getMessage() for r in caplog.records if r.name == "errfix.checkpoint"]
         assert said[0].endswith("(commits copy at 0 pages)")  # deferred before the first step
