@@ -33,7 +33,7 @@ from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
-from bot.core.knows import Knows, crosses, is_software, knowing, paste_language
+from bot.core.knows import Knowing, Knows, crosses, is_software, knowing, paste_language, principal_line
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
@@ -336,8 +336,28 @@ class Errfix:
                 vk[1].absorbed,
             )
         )
+        if not knows[judged[0][0].id]:
+            judged = self._knowing_first(judged, knows, ex)
         top, _ = judged[0]
         return [replace(top, knows=knows[top.id]), *(v for v, _ in judged[1:])]
+
+    def _knowing_first(
+        self, judged: list[tuple[MatchView, Knowing]], knows: dict[str, bool], ex: Extracted
+    ) -> list[tuple[MatchView, Knowing]]:
+        """When the first candidate only knows the kind of error, a later one whose regex found the
+        very same line of the paste, and knows this error, goes first: both are records of this
+        error (the public corpus holds a class's template once per environment, and they outscore
+        a team's or a bundled record by wording), and the one that knows it answers."""
+        matcher = self._matcher
+        assert matcher is not None
+        first, k = judged[0]
+        if not k.matched:
+            return judged
+        line = principal_line(ex, partial(matcher.regex_matches, first.id))
+        for i, (v, kv) in enumerate(judged[1:], start=1):
+            if knows[v.id] and kv.matched and principal_line(ex, partial(matcher.regex_matches, v.id)) == line:
+                return [judged[i], *judged[:i], *judged[i + 1 :]]
+        return judged
 
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:

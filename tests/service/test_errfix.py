@@ -298,3 +298,46 @@ def test_a_look_alike_found_by_wording_goes_after_the_record_whose_regex_matched
         assert [m.id for m in svc.diagnose(paste).matches] == ["python/shadow", "jax/key", "plt/cmap"]
     finally:
         svc.close()
+
+
+def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_template(tmp_path: Path) -> None:
+    """#35: the public corpus holds a class's template once per environment, and they outscore a
+    record that knows the error by wording; when the first only knows the kind of error (a bare
+    class, code-side advice), a record whose regex found the very same line and knows it answers.
+    One that found another line of the paste (a pip notice) is another error: the paste stays
+    unanswered."""
+    paste = (
+        'Traceback (most recent call last):\n  File "/srv/app/run.py", line 2, in <module>\n'
+        "    import diffusers\nModuleNotFoundError: No module named 'diffusers'\n"
+    )
+    template = {
+        "id": "corpus/no-module",
+        "signature": "ModuleNotFoundError: No module named 'requests'",
+        "regex": "ModuleNotFoundError",
+        "workarounds": [{"action": "check the spelling of the import", "how": "# import requests, not request"}],
+    }
+    same_line = {
+        "id": "team/wrong-python",
+        "signature": "ModuleNotFoundError: No module named",
+        "regex": "No module named",
+        "workarounds": [{"action": "install it where the code runs", "how": "python -m pip install <package>"}],
+    }
+    other_line = {
+        "id": "team/resolver",
+        "signature": "ERROR: pip's dependency resolver does not currently take into account all the packages",
+        "regex": "dependency resolver does not currently take into account",
+        "workarounds": [{"action": "list the conflicts", "how": "python -m pip check"}],
+    }
+    notice = "pip's dependency resolver does not currently take into account all\n"
+    answers = []
+    for name, recs, text in [("same", [template, same_line], paste), ("other", [template, other_line], notice + paste)]:
+        store = open_store(tmp_path / f"{name}.db", seed=False)
+        store.import_records([Record.model_validate(r) for r in recs])
+        svc = Errfix(store)
+        try:
+            assert svc.matcher.match(extract(text), limit=2)[0].id == "corpus/no-module"  # scored first
+            d = svc.diagnose(text)
+            answers.append((d.reply, d.matches[0].id))
+        finally:
+            svc.close()
+    assert answers == [(True, "team/wrong-python"), (False, "corpus/no-module")]
