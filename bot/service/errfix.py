@@ -345,15 +345,14 @@ class Errfix:
         self, judged: list[tuple[MatchView, Knowing]], knows: dict[str, bool], ex: Extracted
     ) -> list[tuple[MatchView, Knowing]]:
         """When the first candidate only knows the kind of error, a later one whose regex found the
-        very same line of the paste, and knows this error, goes first: both are records of this
-        error (the public corpus holds a class's template once per environment, and they outscore
-        a team's or a bundled record by wording), and the one that knows it answers."""
+        very line of the paste the first is about (the line its regex found, else the paste's best
+        error line), and knows this error, goes first: both are records of this error (the public
+        corpus holds a class's template once per environment, and they outscore a team's or a
+        bundled record by wording), and the one that knows it answers. A record found on another
+        line is about another error, however sure of it."""
         matcher = self._matcher
         assert matcher is not None
-        first, k = judged[0]
-        if not k.matched:
-            return judged
-        line = principal_line(ex, partial(matcher.regex_matches, first.id))
+        line = principal_line(ex, partial(matcher.regex_matches, judged[0][0].id))
         for i, (v, kv) in enumerate(judged[1:], start=1):
             if knows[v.id] and kv.matched and principal_line(ex, partial(matcher.regex_matches, v.id)) == line:
                 return [judged[i], *judged[:i], *judged[i + 1 :]]
