@@ -17,6 +17,9 @@ to *know* the error:
   it), not changes to code the record cannot see (`use .get()` for `KeyError: 'token_type_ids'`).
   The two thresholds (`Knows`) were read off bench/fit_knows.py's grid over judged real pastes
   (bench/wild/) and the labelled sets.
+* **What the regex says about the line.** A regex of alternatives says about a line only the
+  alternatives that found it, and the class a line starts with is its class whatever its name
+  (`KeyboardInterrupt`, `ArrowInvalid`), never an own word or a code of the record.
 * **Catch-alls.** A record whose regex also recognises another error's signature or alias (one
   way; bot/core/vagueness.py), and every variant of it, is its class's catch-all in this database.
   When the line quotes a name the catch-all's wording lacks (`'NoneType' object has no attribute
@@ -37,9 +40,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+import re2
 
 from bot.core.extract import Extracted
 from bot.core.records import Record
+from bot.core.regexset import re2_options
 from bot.core.tokens import STOP_WORDS
 
 # Domains of the public corpus that are not software errors (advice for people, not programs).
@@ -288,6 +295,91 @@ def principal_line(ex: Extracted, matches: Callable[[str], bool]) -> str:
     return ex.lines[0].raw if ex.lines else ""
 
 
+def alternatives(pattern: str) -> list[str]:
+    """A regex's top-level alternatives (`A|B|C`, or one group around the whole pattern,
+    `(?:A|B)`): each is a wording of its own, and the one that found a line is what the record
+    says about it. Bars inside groups, classes (`[|]`) and escapes (`\\|`) do not split."""
+    body = pattern[4:] if pattern.startswith("(?i)") else pattern
+    parts = _split_bars(body)
+    if len(parts) == 1:
+        for opening in ("(?:", "("):
+            inner = body[len(opening) : -1]
+            if body.startswith(opening) and body.endswith(")") and _balanced(inner):
+                inner_parts = _split_bars(inner)
+                if len(inner_parts) > 1:
+                    return inner_parts
+    return parts
+
+
+def _scan(pattern: str) -> list[tuple[int, str, int]]:
+    """(index, character, group depth before it) for each character outside escapes and classes."""
+    out: list[tuple[int, str, int]] = []
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            # a `]` first in a class (`[]x]`, `[^]x]`) is a literal, not its end
+            i += 2 if pattern[i + 1 : i + 2] == "]" else 3 if pattern[i + 1 : i + 3] == "^]" else 1
+            continue
+        else:
+            out.append((i, c, depth))
+            depth += {"(": 1, ")": -1}.get(c, 0)
+        i += 1
+    return out
+
+
+def _balanced(pattern: str) -> bool:
+    """No group closes before it opens: `(?:A|B)` is one group around all, `(A)|(B)` is not."""
+    depth = 0
+    for _, c, _ in _scan(pattern):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _split_bars(pattern: str) -> list[str]:
+    cuts = [i for i, c, depth in _scan(pattern) if c == "|" and depth == 0]
+    bounds = [-1, *cuts, len(pattern)]
+    return [pattern[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re2._Regexp | None:
+    try:
+        return re2.compile(pattern, re2_options())
+    except re2.error:
+        return None
+
+
+def found_by(pattern: str, line: str) -> str:
+    """The alternatives of the regex that find the line (RE2, as production matches), joined;
+    else the whole regex: `ArrowInvalid|schema mismatch` says only the class about an
+    `ArrowInvalid:` line, and both about `ArrowInvalid: schema mismatch`."""
+    parts = alternatives(pattern)
+    if len(parts) == 1:
+        return pattern
+    found = []
+    for part in parts:
+        compiled = _compiled(part)
+        if compiled is None:
+            return pattern
+        if compiled.search(line):
+            found.append(part)
+    return "|".join(found) if found else pattern
+
+
+# The exception class a line starts with (`ArrowInvalid: …`, `KeyboardInterrupt`,
+# `torch.OutOfMemoryError: …`): the class, whatever its name ends with, not a word of its message
+_CLASS_AT = re.compile(r"^\s*(?:[A-Za-z_]\w*\.){0,8}([A-Z]\w{1,80})(?=:|\s*$)")
+
+
 def _same_line(line: str) -> str:
     """A line less what varies between machines (a quoted remote or path, any path or URL,
     spacing): two printings of one message compare equal, another name or code does not."""
@@ -329,6 +421,8 @@ def knowing(
     `wrapped_lines` the lines other errors, absent from the paste, print beside their own that
     its regex recognises (the matcher's `wrapped_lines`)."""
     raw = principal_line(ex, matches)
+    regex = found_by(rec.regex, raw)
+    klass = {m.group(1).lower() for m in [_CLASS_AT.match(raw)] if m}
     text = _LOCATION.sub(" ", raw)
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
     # quoted names (a quoted path too: which file is missing is the error's identity), then
@@ -337,13 +431,14 @@ def knowing(
     quoted = {q.lower() for q in quoted_raw}
     names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
-    own = _own_words(rec.regex)
-    line_words = set(_WORD.findall(text.lower()))
+    # the line's class is not an own word, nor a code (KeyboardInterrupt, ArrowInvalid)
+    own = _own_words(regex) - klass
+    line_words = set(_WORD.findall(text.lower())) - klass
     # a code the regex names (cudaErrorLaunchTimeout, CUDA_ERROR_…, WinError, E0382) is an error's
     # identity, not a class's template: it counts as much as the template's words allow
-    codes = {c.lower() for c in _CODE.findall(rec.regex) if not c.lower().endswith(_CLASS_ENDINGS)} & line_words
+    codes = {c.lower() for c in _CODE.findall(regex) if not c.lower().endswith(_CLASS_ENDINGS)} & line_words
     # `root() takes 0 positional arguments` is not `Flask.__call__() takes 3 positional arguments`
-    regex_calls, line_calls = set(_REGEX_CALL.findall(rec.regex)), set(_LINE_CALL.findall(raw))
+    regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(raw))
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
     return Knowing(
         absorbed=len(absorbed),
@@ -353,7 +448,7 @@ def knowing(
         commands=round(command_share(rec), 4),
         matched=matches(raw),
         # a place the regex quotes a name for holds none of its names in the line
-        other_name=other_call or bool(quoted) and any(not names & quoted for names in _quoted_literals(rec.regex)),
+        other_name=other_call or bool(quoted) and any(not names & quoted for names in _quoted_literals(regex)),
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
         wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},

@@ -12,7 +12,17 @@ from dataclasses import replace
 import pytest
 
 from bot.core.extract import extract
-from bot.core.knows import Knowing, Knows, command_share, crosses, is_software, knowing, paste_language
+from bot.core.knows import (
+    Knowing,
+    Knows,
+    alternatives,
+    command_share,
+    crosses,
+    found_by,
+    is_software,
+    knowing,
+    paste_language,
+)
 from bot.core.records import Record
 
 PY_TRACEBACK = (
@@ -105,6 +115,48 @@ def test_a_class_only_regex_only_knows_the_kind() -> None:
     k = knows_of(record("AssertionError"), PY_TRACEBACK + "AssertionError\n")
     assert k.bare and k.absorbed == 0
     assert not Knows().knows(k)
+
+
+def test_a_class_not_named_error_is_still_the_lines_class_not_its_wording() -> None:
+    """`KeyboardInterrupt`, `ArrowInvalid`: the class a line starts with is not an own word or a
+    code of the record (a CamelCase code counts three), so a regex naming it says only the class."""
+    k = knows_of(record("KeyboardInterrupt"), PY_TRACEBACK + "KeyboardInterrupt\n")
+    assert (k.bare, k.own) == (True, 0)
+    assert not Knows().knows(k)
+    # named inside the message, the same CamelCase word is a code of the error
+    inside = knows_of(record("KeyboardInterrupt"), "worker stopped: KeyboardInterrupt while saving\n")
+    assert (inside.bare, inside.own) == (False, 3)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "parts"),
+    [
+        ("(ArrowInvalid|schema mismatch)", ["ArrowInvalid", "schema mismatch"]),
+        ("(?i)(?:env.*not set|undefined variable)", ["env.*not set", "undefined variable"]),
+        ("a(b|c)|d", ["a(b|c)", "d"]),
+        ("(a)|(b)", ["(a)", "(b)"]),
+        (r"[|]x|y\|z", ["[|]x", r"y\|z"]),
+        ("[]|]z|w", ["[]|]z", "w"]),
+        ("plain", ["plain"]),
+    ],
+)
+def test_a_regexs_alternatives_are_split_at_its_top_level_bars(pattern: str, parts: list[str]) -> None:
+    assert alternatives(pattern) == parts
+
+
+def test_a_regex_of_alternatives_is_judged_by_the_one_that_found_the_line() -> None:
+    """`ArrowInvalid|schema mismatch|…` found an `ArrowInvalid: … list offsets …` line by its class
+    alone: about this line it says nothing but the class. Each alternative that finds a line says
+    its words about it."""
+    rec = record(r"(ArrowInvalid|schema mismatch|record batch.*schema)")
+    line = "ArrowInvalid: Column 2: Length spanned by list offsets (4064) larger than values array (4063)"
+    assert found_by(rec.regex, line) == "ArrowInvalid"
+    k = knows_of(rec, PY_TRACEBACK + line + "\n")
+    assert (k.bare, k.own) == (True, 0)
+    assert not Knows().knows(k)
+    schema = "pyarrow.lib.ArrowInvalid: schema mismatch between the two record batches"
+    assert found_by(rec.regex, schema) == "ArrowInvalid|schema mismatch"
+    assert not knows_of(rec, PY_TRACEBACK + schema + "\n").bare
 
 
 def test_a_catch_all_whose_fixes_act_on_the_named_package_knows_the_error() -> None:
