@@ -277,6 +277,7 @@ class Knowing:
     catch_all: bool = False  # the regex also recognises other errors' signatures in this database
     abs_path: bool = False  # the line quotes an absolute path the record's wording lacks
     wrapper: bool = False  # its line is one other errors print beside theirs (none of them in the paste)
+    line: str = ""  # the paste's line the record is about (principal_line)
 
 
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -351,27 +352,23 @@ def _split_bars(pattern: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str) -> re2._Regexp | None:
+def _compiled_alternatives(pattern: str) -> tuple[tuple[str, re2._Regexp], ...]:
+    """Each alternative with its compiled RE2 (once per regex: answers see the same few records),
+    or none when the regex has one, or one RE2 rejects alone."""
+    parts = alternatives(pattern)
+    if len(parts) == 1:
+        return ()
     try:
-        return re2.compile(pattern, re2_options())
+        return tuple((part, re2.compile(part, re2_options())) for part in parts)
     except re2.error:
-        return None
+        return ()
 
 
 def found_by(pattern: str, line: str) -> str:
     """The alternatives of the regex that find the line (RE2, as production matches), joined;
     else the whole regex: `ArrowInvalid|schema mismatch` says only the class about an
     `ArrowInvalid:` line, and both about `ArrowInvalid: schema mismatch`."""
-    parts = alternatives(pattern)
-    if len(parts) == 1:
-        return pattern
-    found = []
-    for part in parts:
-        compiled = _compiled(part)
-        if compiled is None:
-            return pattern
-        if compiled.search(line):
-            found.append(part)
+    found = [part for part, compiled in _compiled_alternatives(pattern) if compiled.search(line)]
     return "|".join(found) if found else pattern
 
 
@@ -452,6 +449,7 @@ def knowing(
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
         wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},
+        line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
     )
