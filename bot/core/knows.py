@@ -162,6 +162,15 @@ TOOL_DOMAINS = frozenset(
 # Evidence of the language a paste's program was written in: (language, pattern), each linear.
 _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("python", re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"\n]{1,400}\", line \d+", re.M)),
+    # an exception class only Python's builtins have, at a line's start (a log without traceback)
+    (
+        "python",
+        re.compile(
+            r"^(?:ValueError|KeyError|AttributeError|ModuleNotFoundError|ImportError|IndentationError|FileNotFoundError"
+            r"|UnboundLocalError|NotImplementedError|RecursionError|UnicodeDecodeError|UnicodeEncodeError): ",
+            re.M,
+        ),
+    ),
     ("node", re.compile(r"^\s*at [^\n]{0,200}\((?:file://)?[^()\n]{1,300}\.(?:m?js|cjs|ts|tsx|jsx):\d+:\d+\)", re.M)),
     ("node", re.compile(r"node:internal/|^\s*npm (?:ERR!|error) ", re.M)),
     (

@@ -60,6 +60,10 @@ def knows_of(rec: Record, paste: str, rarity: float = 0.6) -> Knowing:
         (GO_PANIC, "go"),
         (NODE_STACK, "node"),
         ("it broke", None),
+        # a log without a traceback: a class only Python's builtins have, at a line's start
+        ("12:04 - trainer - ERROR - failed\nValueError: environment variable RANK expected, but not set\n", "python"),
+        ("TypeError: x is not a function\n", None),  # JavaScript has TypeError too
+        ("got ValueError: bad\n", None),  # quoted inside a sentence, not a printed exception
     ],
 )
 def test_the_language_of_a_paste_is_read_from_its_traceback(paste: str, language: str | None) -> None:
