@@ -350,10 +350,11 @@ class Errfix:
         error line), and knows this error, goes first: both are records of this error (the public
         corpus holds a class's template once per environment, and they outscore a team's or a
         bundled record by wording), and the one that knows it answers. A record found on another
-        line is about another error, however sure of it."""
-        line = judged[0][1].line
+        line is about another error, however sure of it, unless the first's line is a wrapper's
+        (`failed to push some refs`: an operation failed, and another line says why)."""
+        first = judged[0][1]
         for i, (v, kv) in enumerate(judged[1:], start=1):
-            if knows[v.id] and kv.matched and kv.line == line:
+            if knows[v.id] and kv.matched and (kv.line == first.line or first.wrapper):
                 return [judged[i], *judged[:i], *judged[i + 1 :]]
         return judged
 

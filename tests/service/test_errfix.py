@@ -341,3 +341,39 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         finally:
             svc.close()
     assert answers == [(True, "team/wrong-python"), (False, "corpus/no-module")]
+
+
+def test_a_wrapper_line_first_gives_way_to_a_record_that_knows_another_line(tmp_path: Path) -> None:
+    """#35: `failed to push some refs` says a push failed, not why (git prints it under each
+    refusal, here under `! [rejected] … (fetch first)` in that record's wording); the paste's own
+    refusal, LFS disabled on the server, is the error, found on another line by a record that
+    knows it."""
+    push = "error: failed to push some refs to 'https://github.com/o/r.git'"
+    recs = [
+        {"id": "git/push-failed", "signature": push, "regex": "failed to push some refs"},
+        {
+            "id": "git/fetch-first",
+            "signature": "! [rejected] main -> main (fetch first)\n" + push,
+            "regex": r"\[rejected\][^\n]{0,200}\(fetch first\)",
+        },
+        {
+            "id": "git/lfs-off",
+            "signature": "batch response: Git LFS is disabled for this repository.",
+            "regex": "LFS is disabled for this repository",
+            "workarounds": [{"action": "enable LFS on the server", "how": "git lfs env"}],
+        },
+    ]
+    store = open_store(tmp_path / "wrapper.db", seed=False)
+    store.import_records([Record.model_validate(r) for r in recs])
+    svc = Errfix(store)
+    paste = (
+        "Uploading LFS objects:   0% (0/1), 0 B | 0 B/s, done.\n"
+        "batch response: Git LFS is disabled for this repository.\n"
+        "error: failed to push some refs to 'https://github.com/u/r.git'\n"
+    )
+    try:
+        assert svc.matcher.match(extract(paste), limit=2)[0].id == "git/push-failed"  # scored first
+        d = svc.diagnose(paste)
+        assert (d.reply, [m.id for m in d.matches]) == (True, ["git/lfs-off", "git/push-failed", "git/fetch-first"])
+    finally:
+        svc.close()
