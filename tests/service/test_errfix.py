@@ -304,8 +304,8 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
     """#35: the public corpus holds a class's template once per environment, and they outscore a
     record that knows the error by wording; when the first only knows the kind of error (a bare
     class, code-side advice), a record whose regex found the very same line and knows it answers.
-    One that found another line of the paste (a pip notice) is another error: the paste stays
-    unanswered."""
+    One that found another line of the paste (a pip notice) is another error, and one whose regex
+    missed the paste is a look-alike: the paste stays unanswered."""
     paste = (
         'Traceback (most recent call last):\n  File "/srv/app/run.py", line 2, in <module>\n'
         "    import diffusers\nModuleNotFoundError: No module named 'diffusers'\n"
@@ -328,9 +328,19 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         "regex": "dependency resolver does not currently take into account",
         "workarounds": [{"action": "list the conflicts", "how": "python -m pip check"}],
     }
+    look_alike = {  # worded like the line, but its regex misses it: found by wording alone
+        "id": "team/frozen",
+        "signature": "ModuleNotFoundError: No module named 'diffusers' (in a frozen app)",
+        "regex": r"No module named 'diffusers' \(in a frozen app\)",
+        "workarounds": [{"action": "bundle it", "how": "pyinstaller --collect-all diffusers app.py"}],
+    }
     notice = "pip's dependency resolver does not currently take into account all\n"
     answers = []
-    for name, recs, text in [("same", [template, same_line], paste), ("other", [template, other_line], notice + paste)]:
+    for name, recs, text in [
+        ("same", [template, same_line], paste),
+        ("other", [template, other_line], notice + paste),
+        ("wording", [template, look_alike], paste),
+    ]:
         store = open_store(tmp_path / f"{name}.db", seed=False)
         store.import_records([Record.model_validate(r) for r in recs])
         svc = Errfix(store)
@@ -340,7 +350,7 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
             answers.append((d.reply, d.matches[0].id))
         finally:
             svc.close()
-    assert answers == [(True, "team/wrong-python"), (False, "corpus/no-module")]
+    assert answers == [(True, "team/wrong-python"), (False, "corpus/no-module"), (False, "corpus/no-module")]
 
 
 def test_a_wrapper_line_first_gives_way_to_a_record_that_knows_another_line(tmp_path: Path) -> None:
