@@ -334,23 +334,35 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         "regex": r"No module named 'diffusers' \(in a frozen app\)",
         "workarounds": [{"action": "bundle it", "how": "pyinstaller --collect-all diffusers app.py"}],
     }
+    also_knows = {
+        "id": "team/conda",
+        "signature": "ModuleNotFoundError: No module named 'x' (conda env)",
+        "regex": "ModuleNotFoundError: No module",
+        "workarounds": [{"action": "install it in the env", "how": "conda install <package>"}],
+    }
     notice = "pip's dependency resolver does not currently take into account all\n"
     answers = []
     for name, recs, text in [
         ("same", [template, same_line], paste),
         ("other", [template, other_line], notice + paste),
         ("wording", [template, look_alike], paste),
+        ("both", [same_line, also_knows], paste),  # the first knows: it stays first
     ]:
         store = open_store(tmp_path / f"{name}.db", seed=False)
         store.import_records([Record.model_validate(r) for r in recs])
         svc = Errfix(store)
         try:
-            assert svc.matcher.match(extract(text), limit=2)[0].id == "corpus/no-module"  # scored first
+            assert svc.matcher.match(extract(text), limit=2)[0].id == recs[0]["id"]  # scored first
             d = svc.diagnose(text)
             answers.append((d.reply, d.matches[0].id))
         finally:
             svc.close()
-    assert answers == [(True, "team/wrong-python"), (False, "corpus/no-module"), (False, "corpus/no-module")]
+    assert answers == [
+        (True, "team/wrong-python"),
+        (False, "corpus/no-module"),
+        (False, "corpus/no-module"),
+        (True, "team/wrong-python"),
+    ]
 
 
 def test_a_wrapper_line_first_gives_way_to_a_record_that_knows_another_line(tmp_path: Path) -> None:
