@@ -162,11 +162,12 @@ TOOL_DOMAINS = frozenset(
 # Evidence of the language a paste's program was written in: (language, pattern), each linear.
 _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("python", re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"\n]{1,400}\", line \d+", re.M)),
-    # an exception class only Python's builtins have, at a line's start (a log without traceback)
+    # an exception class only Python's builtins have, at a line's start (a log without traceback;
+    # not ModuleNotFoundError, which webpack prints too)
     (
         "python",
         re.compile(
-            r"^(?:ValueError|KeyError|AttributeError|ModuleNotFoundError|ImportError|IndentationError|FileNotFoundError"
+            r"^(?:ValueError|KeyError|AttributeError|ImportError|IndentationError|FileNotFoundError"
             r"|UnboundLocalError|NotImplementedError|RecursionError|UnicodeDecodeError|UnicodeEncodeError): ",
             re.M,
         ),

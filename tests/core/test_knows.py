@@ -63,6 +63,7 @@ def knows_of(rec: Record, paste: str, rarity: float = 0.6) -> Knowing:
         # a log without a traceback: a class only Python's builtins have, at a line's start
         ("12:04 - trainer - ERROR - failed\nValueError: environment variable RANK expected, but not set\n", "python"),
         ("TypeError: x is not a function\n", None),  # JavaScript has TypeError too
+        ("ModuleNotFoundError: Module not found: Error: Can't resolve 'fs'\n", None),  # webpack's class
         ("got ValueError: bad\n", None),  # quoted inside a sentence, not a printed exception
     ],
 )
