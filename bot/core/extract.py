@@ -129,6 +129,13 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
 # `Last logged: …`, then the message): its message is a log entry like the lines above.
 _VIEWER_LOGGER = re.compile(r"^\s{0,8}Logger: [\w.]{1,120}\s*$")
 _VIEWER_FIELD = re.compile(r"^\s{0,8}(?:Source|First occurred|Last logged|Integration): ")
+# A line that says where the log is (npm's `A complete log of this run can be found in:`), or one
+# that is nothing but a location under its tool's prefix (`npm ERR!     /home/u/.npm/_logs/…log`),
+# tells where to look, not what failed: it ranks below every error line.
+_POINTER = re.compile(r"\blog(?: file)? (?:of this run )?(?:can be found|is available|was written) (?:in|at)\b", re.I)
+_PLACEHOLDER = re.compile(r"<[a-z ]{1,12}>")
+_PREFIX_WORDS = frozenset({"npm", "err", "error", "errors", "fatal", "warn", "warning", "e", "f"})
+POINTER_WEIGHT = 0.3
 _RAISE = re.compile(r"\braise ([A-Z]\w{0,80})\((['\"])(.{1,300})\2\)")
 _TRACEBACK = re.compile(r"^\s{0,8}Traceback \(most recent call last\):")
 _FRAME = re.compile(r"^\s{0,12}(?:File \"|at [\w$.<>]{1,200}\(|\d{1,3}: 0x|#\d{1,3} )")
@@ -351,7 +358,10 @@ def extract(text: str) -> Extracted:
         if in_traceback and kind in ("python", "exception"):
             last_tb_line = len(found)
             in_traceback = False
-        found.append(ErrorLine(stripped, normalize(stripped), kind, weight, i))
+        norm = normalize(stripped)
+        if _POINTER.search(stripped) or set(re.findall(r"[a-z]+", _PLACEHOLDER.sub(" ", norm))) <= _PREFIX_WORDS:
+            weight = min(weight, POINTER_WEIGHT)
+        found.append(ErrorLine(stripped, norm, kind, weight, i))
     if last_tb_line is not None:  # a traceback's final exception line is the error itself
         best = found[last_tb_line]
         found[last_tb_line] = ErrorLine(best.raw, best.norm, best.kind, 1.1, best.index)

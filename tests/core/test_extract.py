@@ -861,3 +861,18 @@ def test_a_log_viewers_entry_gives_its_message_as_a_log_line() -> None:
     assert [(ln.raw, ln.kind) for ln in ex.lines] == [
         ("Detected blocking call to import_module inside the event loop", "log")
     ]
+
+
+def test_a_pointer_to_the_log_and_a_bare_location_rank_below_the_error() -> None:
+    """npm's `A complete log of this run can be found in:` and the path on the next line say where
+    to look, not what failed: the message above them is the error, though they come later."""
+    ex = extract(
+        "npm ERR! Cannot read property 'failed' of undefined\n\n"
+        "npm ERR! A complete log of this run can be found in:\n"
+        "npm ERR!     /Users/ian/.npm/_logs/2018-05-04T02_43_57_097Z-debug.log\n"
+    )
+    assert first(ex) == "npm ERR! Cannot read property 'failed' of undefined"
+    assert [round(ln.weight, 2) for ln in ex.lines] == [0.8, 0.3, 0.3]
+    # a line that names what failed is not a pointer, even with a path in it
+    named = extract("npm ERR! enoent ENOENT: no such file or directory, open '/app/package.json'\n")
+    assert [ln.weight for ln in named.lines] == [0.8]
