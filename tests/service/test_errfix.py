@@ -300,6 +300,11 @@ def test_a_look_alike_found_by_wording_goes_after_the_record_whose_regex_matched
         svc.close()
 
 
+def fixed(rid: str, signature: str, regex: str, action: str, how: str) -> dict[str, object]:
+    """A record with one fix (`how` is a command or code, which the knowing decision reads)."""
+    return {"id": rid, "signature": signature, "regex": regex, "workarounds": [{"action": action, "how": how}]}
+
+
 def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_template(tmp_path: Path) -> None:
     """#35: the public corpus holds a class's template once per environment, and they outscore a
     record that knows the error by wording; when the first only knows the kind of error (a bare
@@ -310,36 +315,41 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         'Traceback (most recent call last):\n  File "/srv/app/run.py", line 2, in <module>\n'
         "    import diffusers\nModuleNotFoundError: No module named 'diffusers'\n"
     )
-    template = {
-        "id": "corpus/no-module",
-        "signature": "ModuleNotFoundError: No module named 'requests'",
-        "regex": "ModuleNotFoundError",
-        "workarounds": [{"action": "check the spelling of the import", "how": "# import requests, not request"}],
-    }
-    same_line = {
-        "id": "team/wrong-python",
-        "signature": "ModuleNotFoundError: No module named",
-        "regex": "No module named",
-        "workarounds": [{"action": "install it where the code runs", "how": "python -m pip install <package>"}],
-    }
-    other_line = {
-        "id": "team/resolver",
-        "signature": "ERROR: pip's dependency resolver does not currently take into account all the packages",
-        "regex": "dependency resolver does not currently take into account",
-        "workarounds": [{"action": "list the conflicts", "how": "python -m pip check"}],
-    }
-    look_alike = {  # worded like the line, but its regex misses it: found by wording alone
-        "id": "team/frozen",
-        "signature": "ModuleNotFoundError: No module named 'diffusers' (in a frozen app)",
-        "regex": r"No module named 'diffusers' \(in a frozen app\)",
-        "workarounds": [{"action": "bundle it", "how": "pyinstaller --collect-all diffusers app.py"}],
-    }
-    also_knows = {
-        "id": "team/conda",
-        "signature": "ModuleNotFoundError: No module named 'x' (conda env)",
-        "regex": "ModuleNotFoundError: No module",
-        "workarounds": [{"action": "install it in the env", "how": "conda install <package>"}],
-    }
+    template = fixed(
+        "corpus/no-module",
+        "ModuleNotFoundError: No module named 'requests'",
+        "ModuleNotFoundError",
+        "check the spelling of the import",
+        "# import requests, not request",
+    )
+    same_line = fixed(
+        "team/wrong-python",
+        "ModuleNotFoundError: No module named",
+        "No module named",
+        "install it where the code runs",
+        "python -m pip install <package>",
+    )
+    other_line = fixed(
+        "team/resolver",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages",
+        "dependency resolver does not currently take into account",
+        "list the conflicts",
+        "python -m pip check",
+    )
+    look_alike = fixed(
+        "team/frozen",
+        "ModuleNotFoundError: No module named 'diffusers' (in a frozen app)",
+        r"No module named 'diffusers' \(in a frozen app\)",
+        "bundle it",
+        "pyinstaller --collect-all diffusers app.py",
+    )
+    also_knows = fixed(
+        "team/conda",
+        "ModuleNotFoundError: No module named 'x' (conda env)",
+        "ModuleNotFoundError: No module",
+        "install it in the env",
+        "conda install <package>",
+    )
     notice = "pip's dependency resolver does not currently take into account all\n"
     answers = []
     for name, recs, text in [
