@@ -361,7 +361,7 @@ def _split_bars(pattern: str) -> list[str]:
     return [pattern[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)  # the records that answer pastes are few; each RE2 keeps its own DFA cache
 def _compiled_alternatives(pattern: str) -> tuple[tuple[str, re2._Regexp], ...]:
     """Each alternative with its compiled RE2 (once per regex: answers see the same few records),
     or none when the regex has one, or one RE2 rejects alone."""
