@@ -143,6 +143,10 @@ def test_a_class_not_named_error_is_still_the_lines_class_not_its_wording() -> N
         (r"[|]x|y\|z", ["[|]x", r"y\|z"]),
         ("[]|]z|w", ["[]|]z", "w"]),
         ("plain", ["plain"]),
+        ("(abc)", ["(abc)"]),  # one group and no bar: nothing to split
+        ("((a|b)|(c))", ["(a|b)", "(c)"]),  # groups inside the group around all
+        (r"a\.|b", [r"a\.", "b"]),  # a bar right after an escape
+        ("[a|b]x|y", ["[a|b]x", "y"]),  # a bar inside a class, after its first character
     ],
 )
 def test_a_regexs_alternatives_are_split_at_its_top_level_bars(pattern: str, parts: list[str]) -> None:
