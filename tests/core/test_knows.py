@@ -147,6 +147,10 @@ def test_a_class_not_named_error_is_still_the_lines_class_not_its_wording() -> N
         ("((a|b)|(c))", ["(a|b)", "(c)"]),  # groups inside the group around all
         (r"a\.|b", [r"a\.", "b"]),  # a bar right after an escape
         ("[a|b]x|y", ["[a|b]x", "y"]),  # a bar inside a class, after its first character
+        (r"[\]|]z|w", [r"[\]|]z", "w"]),  # an escaped bracket first in a class
+        ("[]]|x", ["[]]", "x"]),  # a class of one literal bracket
+        ("[^]|]z|w", ["[^]|]z", "w"]),
+        ("[^]]|x", ["[^]]", "x"]),
     ],
 )
 def test_a_regexs_alternatives_are_split_at_its_top_level_bars(pattern: str, parts: list[str]) -> None:
