@@ -144,6 +144,7 @@ def test_a_class_not_named_error_is_still_the_lines_class_not_its_wording() -> N
         ("[]|]z|w", ["[]|]z", "w"]),
         ("plain", ["plain"]),
         ("(abc)", ["(abc)"]),  # one group and no bar: nothing to split
+        ("(a)x(b|c)", ["(a)x(b|c)"]),  # opens and closes with groups, but no group is around all
         ("((a|b)|(c))", ["(a|b)", "(c)"]),  # groups inside the group around all
         (r"a\.|b", [r"a\.", "b"]),  # a bar right after an escape
         ("[a|b]x|y", ["[a|b]x", "y"]),  # a bar inside a class, after its first character
