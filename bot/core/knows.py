@@ -41,6 +41,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import re2
 
@@ -322,6 +323,9 @@ def alternatives(pattern: str) -> list[str]:
     return parts
 
 
+_DEPTH = {"(": 1, ")": -1}  # what a character does to the group depth
+
+
 def _scan(pattern: str) -> list[tuple[int, str, int]]:
     """(index, character, group depth before it) for each character outside escapes and classes."""
     out: list[tuple[int, str, int]] = []
@@ -340,7 +344,7 @@ def _scan(pattern: str) -> list[tuple[int, str, int]]:
             continue
         else:
             out.append((i, c, depth))
-            depth += {"(": 1, ")": -1}.get(c, 0)
+            depth += _DEPTH.get(c, 0)
         i += 1
     return out
 
@@ -349,7 +353,7 @@ def _balanced(pattern: str) -> bool:
     """No group closes before it opens: `(?:A|B)` is one group around all, `(A)|(B)` is not."""
     depth = 0
     for _, c, _ in _scan(pattern):
-        depth += {"(": 1, ")": -1}.get(c, 0)
+        depth += _DEPTH.get(c, 0)
         if depth < 0:
             return False
     return depth == 0
@@ -512,3 +516,24 @@ class Knows:
             # there, is the error; advice on the code's paths cannot say (a relative path can)
             return False
         return not template or acts_on_name
+
+
+Candidate = TypeVar("Candidate")
+
+
+def knowing_first(judged: list[tuple[Candidate, Knowing]], knows: Sequence[bool]) -> list[tuple[Candidate, Knowing]]:
+    """The candidates, in order, with whether each knows the error (`knows`): when the first only
+    knows the kind of error, a later one whose regex found the very line of the paste the first is
+    about (the line its regex found, else the paste's best error line), and knows this error, goes
+    first. Both are records of this error (the public corpus holds a class's template once per
+    environment, and they outscore a team's or a bundled record by wording), and the one that
+    knows it answers. A record found on another line is about another error, however sure of it,
+    unless the first's line is a wrapper's (`failed to push some refs`: an operation failed, and
+    another line says why)."""
+    if not judged or knows[0]:
+        return judged
+    first = judged[0][1]
+    for i, (_, k) in enumerate(judged[1:], start=1):
+        if knows[i] and k.matched and (k.line == first.line or first.wrapper):
+            return [judged[i], *judged[:i], *judged[i + 1 :]]
+    return judged

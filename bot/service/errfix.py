@@ -33,7 +33,7 @@ from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
-from bot.core.knows import Knowing, Knows, crosses, is_software, knowing, paste_language
+from bot.core.knows import Knows, crosses, is_software, knowing, knowing_first, paste_language
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
@@ -336,27 +336,9 @@ class Errfix:
                 vk[1].absorbed,
             )
         )
-        if not knows[judged[0][0].id]:
-            judged = self._knowing_first(judged, knows)
+        judged = knowing_first(judged, [knows[v.id] for v, _ in judged])
         top, _ = judged[0]
         return [replace(top, knows=knows[top.id]), *(v for v, _ in judged[1:])]
-
-    @staticmethod
-    def _knowing_first(
-        judged: list[tuple[MatchView, Knowing]], knows: dict[str, bool]
-    ) -> list[tuple[MatchView, Knowing]]:
-        """When the first candidate only knows the kind of error, a later one whose regex found the
-        very line of the paste the first is about (the line its regex found, else the paste's best
-        error line), and knows this error, goes first: both are records of this error (the public
-        corpus holds a class's template once per environment, and they outscore a team's or a
-        bundled record by wording), and the one that knows it answers. A record found on another
-        line is about another error, however sure of it, unless the first's line is a wrapper's
-        (`failed to push some refs`: an operation failed, and another line says why)."""
-        first = judged[0][1]
-        for i, (v, kv) in enumerate(judged[1:], start=1):
-            if knows[v.id] and kv.matched and (kv.line == first.line or first.wrapper):
-                return [judged[i], *judged[:i], *judged[i + 1 :]]
-        return judged
 
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:

@@ -350,6 +350,13 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         "install it in the env",
         "conda install <package>",
     )
+    also_kind = fixed(  # the same line, and it too only knows the kind of error
+        "corpus/import-error",
+        "ImportError: No module named requests",
+        "ImportError|ModuleNotFoundError",
+        "check the import",
+        "# from x import y",
+    )
     notice = "pip's dependency resolver does not currently take into account all\n"
     answers = []
     for name, recs, text in [
@@ -357,6 +364,7 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         ("other", [template, other_line], notice + paste),
         ("wording", [template, look_alike], paste),
         ("both", [same_line, also_knows], paste),  # the first knows: it stays first
+        ("kinds", [template, also_kind], paste),  # neither knows: nothing goes first
     ]:
         store = open_store(tmp_path / f"{name}.db", seed=False)
         store.import_records([Record.model_validate(r) for r in recs])
@@ -372,6 +380,7 @@ def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_templat
         (False, "corpus/no-module"),
         (False, "corpus/no-module"),
         (True, "team/wrong-python"),
+        (False, "corpus/no-module"),
     ]
 
 
