@@ -134,7 +134,8 @@ _VIEWER_FIELD = re.compile(r"^\s{0,8}(?:Source|First occurred|Last logged|Integr
 # tells where to look, not what failed: it ranks below every error line.
 _POINTER = re.compile(r"\blog(?: file)? (?:of this run )?(?:can be found|is available|was written) (?:in|at)\b", re.I)
 _PLACEHOLDER = re.compile(r"<[a-z ]{1,12}>")
-_PREFIX_WORDS = frozenset({"npm", "err", "error", "errors", "fatal", "warn", "warning", "e", "f"})
+_LETTERS = re.compile(r"[a-z]+")
+_PREFIX_WORDS = frozenset({"npm", "err", "error", "fatal", "warn", "warning", "e", "f"})
 POINTER_WEIGHT = 0.3
 _RAISE = re.compile(r"\braise ([A-Z]\w{0,80})\((['\"])(.{1,300})\2\)")
 _TRACEBACK = re.compile(r"^\s{0,8}Traceback \(most recent call last\):")
@@ -359,7 +360,7 @@ def extract(text: str) -> Extracted:
             last_tb_line = len(found)
             in_traceback = False
         norm = normalize(stripped)
-        if _POINTER.search(stripped) or set(re.findall(r"[a-z]+", _PLACEHOLDER.sub(" ", norm))) <= _PREFIX_WORDS:
+        if _POINTER.search(stripped) or set(_LETTERS.findall(_PLACEHOLDER.sub(" ", norm))) <= _PREFIX_WORDS:
             weight = min(weight, POINTER_WEIGHT)
         found.append(ErrorLine(stripped, norm, kind, weight, i))
     if last_tb_line is not None:  # a traceback's final exception line is the error itself

@@ -71,6 +71,26 @@ def test_the_language_of_a_paste_is_read_from_its_traceback(paste: str, language
     assert paste_language(paste) == language
 
 
+@pytest.mark.parametrize(
+    "klass",
+    [
+        "ValueError",
+        "KeyError",
+        "AttributeError",
+        "ImportError",
+        "IndentationError",
+        "FileNotFoundError",
+        "UnboundLocalError",
+        "NotImplementedError",
+        "RecursionError",
+        "UnicodeDecodeError",
+        "UnicodeEncodeError",
+    ],
+)
+def test_a_class_only_pythons_builtins_have_makes_a_log_pythons(klass: str) -> None:
+    assert paste_language(f"worker 3 stopped\n{klass}: something went wrong\n") == "python"
+
+
 def test_a_paste_with_two_languages_tracebacks_has_none() -> None:
     assert paste_language(PY_TRACEBACK + "KeyError: 'x'\n" + GO_PANIC) is None
 
