@@ -132,7 +132,7 @@ _VIEWER_FIELD = re.compile(r"^\s{0,8}(?:Source|First occurred|Last logged|Integr
 # A line that says where the log is (npm's `A complete log of this run can be found in:`), or one
 # that is nothing but a location under its tool's prefix (`npm ERR!     /home/u/.npm/_logs/…log`),
 # tells where to look, not what failed: it ranks below every error line.
-_POINTER = re.compile(r"\blog(?: file)? (?:of this run )?(?:can be found|is available|was written) (?:in|at)\b", re.I)
+_POINTER = re.compile(r"\blog of this run can be found in\b", re.I)
 _PLACEHOLDER = re.compile(r"<[a-z ]{1,12}>")
 _LETTERS = re.compile(r"[a-z]+")
 _PREFIX_WORDS = frozenset({"npm", "err", "error", "fatal", "warn", "warning", "e", "f"})
