@@ -28,6 +28,11 @@ to *know* the error:
 * **Wrappers.** A line another record's wording prints *beside* its own error (git's `failed to
   push some refs` under `! [rejected] … (fetch first)`) says that an operation failed, not why: a
   record found on it, with that other error absent from the paste, guesses the cause.
+* **A child process failed.** A line saying only that a build or a command exited non-zero
+  (`returned non-zero exit status 1`, `Failed building wheel`, `make: *** [all] Error 2`) is a
+  wrapper too: why is in that process's output. Advice on code guesses it; fixes on the
+  environment (build tools, a version with a wheel) are what such a failure needs. A record that
+  knows another line of the paste answers in its place.
 * **A file of that machine.** A line quoting an absolute path the record does not name (a
   package's `METADATA`, a launcher's `__main__.py`, a node's input image) is about that file:
   which one, and why a program looked there, is the error. Advice on the code's paths answers it
@@ -289,8 +294,22 @@ class Knowing:
     abs_path: bool = False  # the line quotes an absolute path the record's wording lacks
     wrapper: bool = False  # its line is one other errors print beside theirs (none of them in the paste)
     line: str = ""  # the paste's line the record is about (principal_line)
+    process_exit: bool = False  # its line says only that a child process failed (a build, an install)
 
 
+# A line saying only that a child process (a build, an install, a command) failed, in the words
+# of Python's subprocess, pip, setuptools, make and ninja: what went wrong is in that process's
+# own output, above it (linear: no nested repetition)
+_PROCESS_EXIT = re.compile(
+    r"returned non-zero exit status|did not run successfully|subprocess-exited-with-error"
+    r"|metadata-generation-failed|legacy-install-failure|failed building wheel|could not build wheels"
+    r"|failed to build installable wheels|^\s*(?:error: )?failed to build [\w.\- ]{1,200}$"
+    r"|command errored out with exit|encountered error while trying to install|\.\.\. error\s*$"
+    r"|failed with (?:error|exit) code"
+    r"|exited with (?:exit )?(?:code|status) [1-9]|\*\*\* \[[^\]\n]{1,200}\] error \d+|build stopped: subcommand failed"
+    r"|^\s*(?:subprocess\.)?CalledProcessError\s*$",
+    re.I,
+)
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
 
 
@@ -463,6 +482,7 @@ def knowing(
         slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
         catch_all=catch_all,
         wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},
+        process_exit=bool(_PROCESS_EXIT.search(raw)),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
@@ -510,6 +530,12 @@ class Knows:
             # refs` after `! [rejected] … (fetch first)`), and that error is not in the paste:
             # the line says an operation failed, not why, and the record's cause is a guess
             return False
+        if k.process_exit and k.commands < self.commands:
+            # the line says a child process failed (`returned non-zero exit status 1`, `Failed
+            # building wheel`): why is in that process's output, and advice on code guesses it;
+            # fixes on the environment (build tools, a version with a wheel) are what such a
+            # failure needs whatever its output said
+            return False
         if k.abs_path and k.commands < self.commands:
             # the line names a file of that machine by its absolute path (a package's METADATA, a
             # launcher's __main__.py, a node's input image): which file, and why a program looked
@@ -534,6 +560,6 @@ def knowing_first(judged: list[tuple[Candidate, Knowing]], knows: Sequence[bool]
         return judged
     first = judged[0][1]
     for i, (_, k) in enumerate(judged[1:], start=1):
-        if knows[i] and k.matched and (k.line == first.line or first.wrapper):
+        if knows[i] and k.matched and (k.line == first.line or first.wrapper or first.process_exit):
             return [judged[i], *judged[:i], *judged[i + 1 :]]
     return judged

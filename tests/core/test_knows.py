@@ -21,6 +21,7 @@ from bot.core.knows import (
     found_by,
     is_software,
     knowing,
+    knowing_first,
     paste_language,
 )
 from bot.core.records import Record
@@ -407,3 +408,56 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         wrapped_lines=beside,
     )
     assert not other.wrapper
+
+
+@pytest.mark.parametrize(
+    ("line", "process_exit"),
+    [
+        ("subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.", True),
+        ("subprocess.CalledProcessError", True),
+        ("  × Building wheel for llama_cpp_python (pyproject.toml) did not run successfully.", True),
+        ("error: subprocess-exited-with-error", True),
+        ("error: metadata-generation-failed", True),
+        ("error: legacy-install-failure", True),
+        ("ERROR: Failed building wheel for pandas", True),
+        ("ERROR: Could not build wheels for pandas, which is required to install pyproject.toml-based projects", True),
+        ("ERROR: ERROR: Failed to build installable wheels for some pyproject.toml based projects (pandas)", True),
+        ("Failed to build llama_cpp_python", True),
+        ("ERROR: Command errored out with exit status 1: python setup.py egg_info", True),
+        ("× Encountered error while trying to install package.", True),
+        ("    Running setup.py install for apex ... error", True),
+        ("error: command '/usr/bin/gcc' failed with exit code 1", True),
+        ("Error: process exited with code 2", True),
+        ("make: *** [Makefile:146: all] Error 2", True),
+        ("ninja: build stopped: subcommand failed.", True),
+        # a line that says why: not a child's exit
+        ("make: *** No rule to make target 'install'.  Stop.", False),
+        ("failed to build: failed to solve: rpc error: code = Unknown", False),
+        ("Process exited with code 0", False),
+        ("Building wheel for numpy (pyproject.toml) ... done", False),
+        ("subprocess.CalledProcessError is raised when check=True", False),
+    ],
+)
+def test_a_line_saying_a_child_process_failed_is_a_process_exit(line: str, process_exit: bool) -> None:
+    assert knows_of(record(re.escape(line[:12])), line + "\n").process_exit is process_exit
+
+
+def test_a_process_exit_is_known_only_to_fixes_on_the_environment() -> None:
+    """Why a build failed is in its output: code advice guesses it, build tools do not."""
+    line = "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n"
+    code = record(r"CalledProcessError[^\n]{0,200}returned non-zero exit status", fixes=("print(e.stderr)",))
+    k = knows_of(code, line, rarity=1.0)
+    assert k.process_exit and not Knows().knows(k)
+    assert Knows().knows(replace(k, process_exit=False))
+    # half the fixes commands on the environment: the failure is theirs to act on
+    tools = record(code.regex, fixes=("sudo apt install build-essential", "print(e.stderr)"))
+    assert Knows().knows(knows_of(tools, line, rarity=1.0))
+
+
+def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> None:
+    """The paste's own failure, found on another line by a record that knows it, answers."""
+    exit_line = Knowing(absorbed=0, dotted=False, own=3.0, bare=False, commands=0.0, line="x returned 1")
+    other = replace(exit_line, line="Unable to create venv in directory", commands=1.0)
+    judged = [("exit", replace(exit_line, process_exit=True)), ("venv", other)]
+    assert [c for c, _ in knowing_first(judged, [False, True])] == ["venv", "exit"]
+    assert [c for c, _ in knowing_first([("exit", exit_line), ("venv", other)], [False, True])] == ["exit", "venv"]
