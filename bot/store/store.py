@@ -112,7 +112,8 @@ class Stats:
 
 
 COMMON_SHARE = 0.05  # a search word in more than this share of records is left out (search_fts)...
-COMMON_MIN = 200  # ...once it is in more records than this too, so a small store keeps its words
+COMMON_MIN = 500  # ...once it is in more records than this too, so a small store keeps its words
+# (at 687 bundled seeds `pip` is in 206: a word that common still tells `pip install` from Xcode)
 PHRASE_MIN = 50  # a synonym phrase is left out for a common word (PHRASE_SHARE) only past this many records
 DF_CACHE = 100_000  # words whose record counts are kept between searches
 RAREST = 3  # words (and synonyms) searched however common, when no other is searched
@@ -417,7 +418,7 @@ class Store:
     def search_fts(self, words: str, limit: int = 20) -> list[tuple[str, float]]:
         """BM25 keyword search for a user's words and their synonyms (bot/core/search_query.py).
 
-        Words in more than 5% of the records (and more than 50) are left out: their BM25 weight
+        Words in more than 5% of the records (and more than 500) are left out: their BM25 weight
         is near nothing, and scoring costs every row a word is in (at 25,000 records the common
         ones cost more than all the rest together). A query of common words only keeps its
         rarest three, so it still finds. Synonyms are a second query, each counting

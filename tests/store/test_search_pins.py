@@ -1,10 +1,13 @@
 """Which of a user's words the keyword search asks the index for, pinned with this test's own
-numbers (#20): a word in more than 5% of the records and more than 200 of them is left out, unless
+numbers (#20): a word in more than 5% of the records and more than 500 of them is left out, unless
 all are: then the rarest three are searched; at most the ten rarest words are searched; a synonym
 with a word in more than 30% of the records (and 50) is left out, and at most eight are searched.
 Each of COMMON_SHARE, COMMON_MIN, RAREST, SEARCH_TERMS, PHRASE_SHARE and SEARCH_SYNONYMS planted
-alone passed the suite before these. (The 200 was 50 until the bundled seeds grew past 300 records:
-then `docker`, in 54 of them, was left out of `permission denied on docker command execution`.)"""
+alone passed the suite before these. (The 500 was 50 until the bundled seeds grew past 300 records:
+then `docker`, in 54 of them, was left out of `permission denied on docker command execution`; then
+200 until they grew past 680: `pip`, in 206 of 687, was left out of `C++14 Missing when using pip
+install`. Leaving a word out saves its rows' scoring, which matters only in a big store: 10,000
+records search in 3 ms either way, bench/search_bench.py.)"""
 
 from __future__ import annotations
 
@@ -24,27 +27,27 @@ def found(store: Store, words: str) -> set[str]:
     return {rid for rid, _ in store.search_fts(words, limit=2000)}
 
 
-def test_in_a_small_store_a_word_in_two_hundred_records_is_searched_and_in_two_hundred_one_is_not(
+def test_in_a_small_store_a_word_in_five_hundred_records_is_searched_and_in_five_hundred_one_is_not(
     store: Store,
 ) -> None:
-    many = add(store, "widget", 200)
+    many = add(store, "widget", 500)
     sprocket = add(store, "sprocket", 1)
-    assert found(store, "widget sprocket") == {*many, *sprocket}  # 200 of 201: kept
-    add(store, "widget", 1, start=200)
-    assert found(store, "widget sprocket") == set(sprocket)  # 201 of 202: over 200 (and 5%), left out
+    assert found(store, "widget sprocket") == {*many, *sprocket}  # 500 of 501: kept
+    add(store, "widget", 1, start=500)
+    assert found(store, "widget sprocket") == set(sprocket)  # 501 of 502: over 500 (and 5%), left out
 
 
 def test_in_a_big_store_a_word_in_five_percent_of_the_records_is_searched(store: Store) -> None:
-    add(store, "filler", 4_559)
-    widgets = add(store, "widget", 240)
+    add(store, "filler", 9_879)
+    widgets = add(store, "widget", 520)
     sprocket = add(store, "sprocket", 1)
-    assert found(store, "widget sprocket") == {*widgets, *sprocket}  # 240 of 4,800: 5%, kept
-    add(store, "widget", 1, start=240)
-    assert found(store, "widget sprocket") == set(sprocket)  # 241 of 4,801: over 5% (and 200), left out
+    assert found(store, "widget sprocket") == {*widgets, *sprocket}  # 520 of 10,400: 5%, kept
+    add(store, "widget", 1, start=520)
+    assert found(store, "widget sprocket") == set(sprocket)  # 521 of 10,401: over 5% (and 500), left out
 
 
 def test_a_query_of_common_words_only_searches_its_rarest_three(store: Store) -> None:
-    sets = {word: add(store, word, n) for word, n in (("alpha", 201), ("bravo", 202), ("delta", 203), ("golf", 204))}
+    sets = {word: add(store, word, n) for word, n in (("alpha", 501), ("bravo", 502), ("delta", 503), ("golf", 504))}
     assert found(store, "golf delta bravo alpha") == {*sets["alpha"], *sets["bravo"], *sets["delta"]}
 
 

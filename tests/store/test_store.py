@@ -299,13 +299,13 @@ def test_open_store_without_seed(tmp_path: Path) -> None:
 
 
 def test_keyword_search_leaves_out_words_most_records_hold(store: Store) -> None:
-    # 201 records say "widget": more than 200 and than a twentieth of them, so it is left out when
+    # 501 records say "widget": more than 500 and than a twentieth of them, so it is left out when
     # a rarer word is asked for too; alone, it is among the rarest three and kept
-    recs = [Record.model_validate(minimal(f"t/w{k:03d}", signature=f"widget failure number{k}")) for k in range(200)]
+    recs = [Record.model_validate(minimal(f"t/w{k:03d}", signature=f"widget failure number{k}")) for k in range(500)]
     recs.append(Record.model_validate(minimal("t/sprocket", signature="widget sprocket jammed")))
     store.import_records(recs)
-    assert [rid for rid, _ in store.search_fts("widget sprocket", limit=300)] == ["t/sprocket"]
-    assert len(store.search_fts("widget", limit=300)) == 201
+    assert [rid for rid, _ in store.search_fts("widget sprocket", limit=600)] == ["t/sprocket"]
+    assert len(store.search_fts("widget", limit=600)) == 501
 
 
 def test_keyword_search_weighs_a_synonym_less_than_the_users_own_word(store: Store) -> None:
