@@ -256,8 +256,9 @@ _LINE_CALL = re.compile(r"(\w{1,100})\(\)")
 _NAME = re.compile(
     r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60})\b"
 )
-# A fix is a command on the environment when its first line runs one (an install, an upgrade, a
-# variable set, a check of which interpreter): the named thing decides it, whatever the code.
+# A line of a fix that runs a command on the environment (an install, an upgrade, a variable set,
+# an environment activated; `acts` leaves out those that only look): the named thing decides
+# it, whatever the code.
 _COMMAND = re.compile(
     r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:[A-Z][A-Z0-9_]{1,40}=\S*\s+|export\s|set\s|setx\s)?"
     r"(?:python[0-9.]*\s+-[mc]\b|py\s+-[0-9.]+|pip[0-9.]*\s|pipx\s|uv\s|conda\s|mamba\s|micromamba\s|poetry\s|pyenv\s"
@@ -269,13 +270,37 @@ _COMMAND = re.compile(
 )
 
 
+# A command that only looks at the environment (which interpreter, which files, which versions)
+_INSPECT = re.compile(
+    r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:python[0-9.]*\s+-c\s+['\"]import\s+[\w.]+\s*;\s*print\("
+    r"|(?:which|where|ls|cat|echo|nvidia-smi|node\s+-v|npm\s+ls|pip[0-9.]*\s+(?:show|list|freeze|check)"
+    r"|conda\s+(?:list|info)|git\s+(?:status|log|branch)|docker\s+(?:ps|logs|inspect)"
+    r"|kubectl\s+(?:get|describe|logs)|systemctl\s+status)\b)"
+)
+# A command run by its path (`/path/to/that/python -m pip install x`, `.venv\Scripts\pip install`)
+_PATH_PREFIX = re.compile(r"^[^\s'\"]{0,200}[/\\](?=[\w.-]+\s)")
+_FIX_LINES = 6  # a fix's first lines read for a command that acts (a check, then the install)
+
+
+def acts(how: str) -> bool:
+    """A fix acts on the environment when one of its first lines runs a command that changes it
+    (an install, an upgrade, a variable set, an environment activated); a command that only looks
+    (`which python`, `ls *.py`, `pip show`, `python -c "import x; print(x.__version__)"`) is a
+    diagnosis every error of a class shares, not a fix for the one named."""
+    for line in how.splitlines()[:_FIX_LINES]:
+        line = _PATH_PREFIX.sub("", line.lstrip())
+        if _COMMAND.match(line) and not _INSPECT.match(line):
+            return True
+    return False
+
+
 def command_share(rec: Record) -> float:
     """The share of the record's fixes (its first three, as an answer shows them) that are
     commands on the environment rather than changes to code."""
     fixes = rec.workarounds[:3]
     if not fixes:
         return 0.0
-    return sum(1.0 for w in fixes if _COMMAND.match((w.how or w.action).lstrip())) / len(fixes)
+    return sum(1.0 for w in fixes if acts(w.how or w.action)) / len(fixes)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from bot.core.extract import extract
 from bot.core.knows import (
     Knowing,
     Knows,
+    acts,
     alternatives,
     command_share,
     crosses,
@@ -461,3 +462,52 @@ def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> Non
     judged = [("exit", replace(exit_line, process_exit=True)), ("venv", other)]
     assert [c for c, _ in knowing_first(judged, [False, True])] == ["venv", "exit"]
     assert [c for c, _ in knowing_first([("exit", exit_line), ("venv", other)], [False, True])] == ["exit", "venv"]
+
+
+@pytest.mark.parametrize(
+    ("how", "acting"),
+    [
+        # looking at the environment is a diagnosis every error of a class shares
+        ('python -c "import sys; print(sys.executable)"', False),
+        ("which -a python pip", False),
+        ("where python", False),
+        ("ls *.py | grep numpy", False),
+        ("cat ~/.npmrc", False),
+        ("echo $PATH", False),
+        ("nvidia-smi", False),
+        ("node -v", False),
+        ("npm ls react", False),
+        ("pip show torch", False),
+        ("pip3 list | grep torch", False),
+        ("pip freeze > req.txt", False),
+        ("pip check", False),
+        ("conda list numpy", False),
+        ("conda info --envs", False),
+        ("git status", False),
+        ("git log --oneline -3", False),
+        ("git branch -a", False),
+        ("docker ps -a", False),
+        ("docker logs app", False),
+        ("docker inspect app", False),
+        ("kubectl get pods", False),
+        ("kubectl describe pod x", False),
+        ("kubectl logs x", False),
+        ("sudo systemctl status docker", False),
+        # a look, then a change: the change acts, on any of the first six lines
+        ("git status\ngit checkout main\ngit pull", True),
+        ("which python\n#\n#\n#\n#\npython -m pip install x", True),
+        ("which python\n#\n#\n#\n#\n#\npython -m pip install x", False),
+        # a command run by its path
+        ("/path/to/that/python -m pip install requests", True),
+        (".venv\\Scripts\\pip install torch", True),
+        ('python -c "import nltk; nltk.download(\'punkt\')"', True),
+        ("pip install torch", True),
+        ("git checkout main", True),
+        ("docker restart app", True),
+        ("kubectl apply -f x.yaml", True),
+        ("sudo systemctl restart docker", True),
+        ("npm install", True),
+    ],
+)
+def test_a_fix_acts_when_a_command_changes_the_environment_not_when_it_looks(how: str, acting: bool) -> None:
+    assert acts(how) is acting
