@@ -270,10 +270,11 @@ _COMMAND = re.compile(
 )
 
 
-# A command that only looks at the environment (which interpreter, which files, which versions)
+# A command that only looks at the environment (which interpreter, which files, which versions);
+# `echo … >> ~/.bashrc` writes a setting
 _INSPECT = re.compile(
     r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:python[0-9.]*\s+-c\s+['\"]import\s+[\w.]+\s*;\s*print\("
-    r"|(?:which|where|ls|cat|echo|nvidia-smi|node\s+-v|npm\s+ls|pip[0-9.]*\s+(?:show|list|freeze|check)"
+    r"|(?:(?:cat|echo)(?![^\n]*>)|which|where|ls|nvidia-smi|node\s+-v|npm\s+ls|pip[0-9.]*\s+(?:show|list|freeze|check)"
     r"|conda\s+(?:list|info)|git\s+(?:status|log|branch)|docker\s+(?:ps|logs|inspect)"
     r"|kubectl\s+(?:get|describe|logs)|systemctl\s+status)\b)"
 )

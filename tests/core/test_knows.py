@@ -500,13 +500,15 @@ def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> Non
         # a command run by its path
         ("/path/to/that/python -m pip install requests", True),
         (".venv\\Scripts\\pip install torch", True),
-        ('python -c "import nltk; nltk.download(\'punkt\')"', True),
+        ("python -c \"import nltk; nltk.download('punkt')\"", True),
         ("pip install torch", True),
         ("git checkout main", True),
         ("docker restart app", True),
         ("kubectl apply -f x.yaml", True),
         ("sudo systemctl restart docker", True),
         ("npm install", True),
+        ("echo 'export PATH=$HOME/.local/bin:$PATH' >> ~/.bashrc", True),
+        ("cat > ~/.npmrc <<EOF", True),
     ],
 )
 def test_a_fix_acts_when_a_command_changes_the_environment_not_when_it_looks(how: str, acting: bool) -> None:
