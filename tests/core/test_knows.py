@@ -500,6 +500,7 @@ def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> Non
         # a command run by its path
         ("/path/to/that/python -m pip install requests", True),
         (".venv\\Scripts\\pip install torch", True),
+        ("# in the container:\n    /opt/conda/bin/python -m pip install x", True),  # indented, then by path
         ("python -c \"import nltk; nltk.download('punkt')\"", True),
         ("pip install torch", True),
         ("git checkout main", True),
