@@ -259,8 +259,9 @@ _NAME = re.compile(
 # A line of a fix that runs a command on the environment (an install, an upgrade, a variable set,
 # an environment activated; `acts` leaves out those that only look): the named thing decides
 # it, whatever the code.
+_PROMPT = r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?"  # a shell prompt or a comment mark, then sudo, before a command
 _COMMAND = re.compile(
-    r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:[A-Z][A-Z0-9_]{1,40}=\S*\s+|export\s|set\s|setx\s)?"
+    _PROMPT + r"(?:[A-Z][A-Z0-9_]{1,40}=\S*\s+|export\s|set\s|setx\s)?"
     r"(?:python[0-9.]*\s+-[mc]\b|py\s+-[0-9.]+|pip[0-9.]*\s|pipx\s|uv\s|conda\s|mamba\s|micromamba\s|poetry\s|pyenv\s"
     r"|npm\s|npx\s|yarn\s|pnpm\s|node\s|nvm\s|corepack\s|apt(?:-get)?\s|brew\s|yum\s|dnf\s|apk\s|choco\s|winget\s"
     r"|export\s|setx?\s|source\s|\.\s+\S|which\s|where\s|cd\s|rm\s|mkdir\s|chmod\s|chown\s|ln\s|ls\s|cat\s|echo\s"
@@ -273,7 +274,7 @@ _COMMAND = re.compile(
 # A command that only looks at the environment (which interpreter, which files, which versions);
 # `echo … >> ~/.bashrc` writes a setting
 _INSPECT = re.compile(
-    r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:python[0-9.]*\s+-c\s+['\"]import\s+[\w.]+\s*;\s*print\("
+    _PROMPT + r"(?:python[0-9.]*\s+-c\s+['\"]import\s+[\w.]+\s*;\s*print\("
     r"|(?:(?:cat|echo)(?![^\n]*>)|which|where|ls|nvidia-smi|node\s+-v|npm\s+ls|pip[0-9.]*\s+(?:show|list|freeze|check)"
     r"|conda\s+(?:list|info)|git\s+(?:status|log|branch)|docker\s+(?:ps|logs|inspect)"
     r"|kubectl\s+(?:get|describe|logs)|systemctl\s+status)\b)"

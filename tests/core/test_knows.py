@@ -429,6 +429,10 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("    Running setup.py install for apex ... error", True),
         ("error: command '/usr/bin/gcc' failed with exit code 1", True),
         ("Error: process exited with code 2", True),
+        ("the build command exited with status 1", True),
+        ("Command python setup.py egg_info failed with error code 1 in /tmp/pip-build", True),
+        ("ERROR: Failed to build one or more wheels", True),
+        ("CalledProcessError", True),
         ("make: *** [Makefile:146: all] Error 2", True),
         ("ninja: build stopped: subcommand failed.", True),
         # a line that says why: not a child's exit
@@ -493,6 +497,7 @@ def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> Non
         ("kubectl describe pod x", False),
         ("kubectl logs x", False),
         ("sudo systemctl status docker", False),
+        ("$ which python", False),
         # a look, then a change: the change acts, on any of the first six lines
         ("git status\ngit checkout main\ngit pull", True),
         ("which python\n#\n#\n#\n#\npython -m pip install x", True),
