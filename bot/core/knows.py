@@ -573,8 +573,53 @@ class Knows:
 
 Candidate = TypeVar("Candidate")
 
+# A compiler's diagnostic (rustc `error[E0432]:`, gcc/clang `f.c:3:5: error:`, tsc `error TS2589:`,
+# go `main.go:4:2:`): a compiler reports its errors in order, and later ones often follow from the
+# first (an unresolved import leaves types to infer)
+_DIAGNOSTIC = re.compile(
+    r"^\s*error(?:\[E\d{4}\])?: |^\s*[^\s:]{1,400}:\d+:\d+: (?:fatal )?error: "
+    r"|\berror TS\d{4}: |^\s*[^\s:]{1,400}\.go:\d+:\d+: "
+)
 
-def knowing_first(judged: list[tuple[Candidate, Knowing]], knows: Sequence[bool]) -> list[tuple[Candidate, Knowing]]:
+
+def first_diagnostic(
+    judged: list[tuple[Candidate, Knowing]], knows: Sequence[bool], text: str
+) -> list[tuple[Candidate, Knowing]]:
+    """The candidates, in order, less that when the first is about a compiler's diagnostic, one
+    that knows an earlier diagnostic of the same output goes first: the first error a compiler
+    reports is the cause its later ones follow from (`unresolved import tokio::time`, then `type
+    annotations needed` where the import's types were)."""
+    if not judged or not _DIAGNOSTIC.search(judged[0][1].line):
+        return judged
+    at = text.find(judged[0][1].line.strip())
+    best, best_at = 0, at
+    for i, (_, k) in enumerate(judged[1:], start=1):
+        if knows[i] and k.matched and _DIAGNOSTIC.search(k.line):
+            where = text.find(k.line.strip())
+            if 0 <= where < best_at:
+                best, best_at = i, where
+    return judged if best == 0 else [judged[best], *judged[:best], *judged[best + 1 :]]
+
+
+_TRACEBACK_HEAD = "Traceback (most recent call last)"
+
+
+def raised_at(frame: str, line: str, text: str) -> bool:
+    """`frame` is a frame of the traceback that ends in `line` (no other traceback begins between
+    them): where the exception was raised (pandas' `get_loc`) tells which error of its class the
+    line is, as much as the line's own words."""
+    if not _FRAME_LINE.match(frame):
+        return False
+    start = text.find(frame.strip())
+    if start < 0:
+        return False
+    end = text.find(line.strip(), start + len(frame.strip()))
+    return end >= 0 and _TRACEBACK_HEAD not in text[start:end]
+
+
+def knowing_first(
+    judged: list[tuple[Candidate, Knowing]], knows: Sequence[bool], text: str = ""
+) -> list[tuple[Candidate, Knowing]]:
     """The candidates, in order, with whether each knows the error (`knows`): when the first only
     knows the kind of error, a later one whose regex found the very line of the paste the first is
     about (the line its regex found, else the paste's best error line), and knows this error, goes
@@ -582,11 +627,13 @@ def knowing_first(judged: list[tuple[Candidate, Knowing]], knows: Sequence[bool]
     environment, and they outscore a team's or a bundled record by wording), and the one that
     knows it answers. A record found on another line is about another error, however sure of it,
     unless the first's line is a wrapper's (`failed to push some refs`: an operation failed, and
-    another line says why)."""
+    another line says why). A frame of the traceback that ends in the first's line is that
+    line's error: where it was raised (`text` is the paste)."""
     if not judged or knows[0]:
         return judged
     first = judged[0][1]
     for i, (_, k) in enumerate(judged[1:], start=1):
-        if knows[i] and k.matched and (k.line == first.line or first.wrapper or first.process_exit):
+        same = k.line == first.line or raised_at(k.line, first.line, text)
+        if knows[i] and k.matched and (same or first.wrapper or first.process_exit):
             return [judged[i], *judged[:i], *judged[i + 1 :]]
     return judged

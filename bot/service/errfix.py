@@ -33,7 +33,7 @@ from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
-from bot.core.knows import Knows, crosses, is_software, knowing, knowing_first, paste_language
+from bot.core.knows import Knows, crosses, first_diagnostic, is_software, knowing, knowing_first, paste_language
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
@@ -336,7 +336,8 @@ class Errfix:
                 vk[1].absorbed,
             )
         )
-        judged = knowing_first(judged, [knows[v.id] for v, _ in judged])
+        judged = knowing_first(judged, [knows[v.id] for v, _ in judged], ex.searchable)
+        judged = first_diagnostic(judged, [knows[v.id] for v, _ in judged], ex.searchable)
         top, _ = judged[0]
         return [replace(top, knows=knows[top.id]), *(v for v, _ in judged[1:])]
 

@@ -19,6 +19,7 @@ from bot.core.knows import (
     alternatives,
     command_share,
     crosses,
+    first_diagnostic,
     found_by,
     is_software,
     knowing,
@@ -466,6 +467,74 @@ def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> Non
     judged = [("exit", replace(exit_line, process_exit=True)), ("venv", other)]
     assert [c for c, _ in knowing_first(judged, [False, True])] == ["venv", "exit"]
     assert [c for c, _ in knowing_first([("exit", exit_line), ("venv", other)], [False, True])] == ["exit", "venv"]
+
+
+PANDAS_KEYERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "/v/site-packages/pandas/core/indexes/base.py", line 3080, in get_loc\n'
+    "KeyError: '0'\n"
+)
+
+
+FRAME = '  File "/v/site-packages/pandas/core/indexes/base.py", line 3080, in get_loc'
+
+
+@pytest.mark.parametrize(
+    ("paste", "promoted"),
+    [
+        (PANDAS_KEYERROR, True),
+        (FRAME.strip() + "\nKeyError: '0'\n", True),  # the paste starts with the frame
+        # the frame is another traceback's: a traceback begins between it and the line
+        (PANDAS_KEYERROR.replace("KeyError", PY_TRACEBACK + "KeyError"), False),
+    ],
+)
+def test_a_record_that_knows_the_frame_raising_the_line_answers_before_its_template(paste: str, promoted: bool) -> None:
+    """pandas' get_loc, where a `KeyError: '0'` was raised, says it is a missing column."""
+    template = Knowing(absorbed=1, dotted=False, own=0.0, bare=False, commands=0.0, line="KeyError: '0'")
+    frame = replace(template, own=3.0, line=FRAME)
+    got = [c for c, _ in knowing_first([("keyerror", template), ("column", frame)], [False, True], paste)]
+    assert got == (["column", "keyerror"] if promoted else ["keyerror", "column"])
+
+
+def test_a_frame_after_the_line_or_not_a_frame_is_not_where_it_was_raised() -> None:
+    template = Knowing(absorbed=1, dotted=False, own=0.0, bare=False, commands=0.0, line="KeyError: '0'")
+    frame = replace(template, line='  File "/v/site-packages/pandas/core/indexes/base.py", line 3080, in get_loc')
+    after = "KeyError: '0'\n" + frame.line + "\n"
+    assert [c for c, _ in knowing_first([("k", template), ("f", frame)], [False, True], after)] == ["k", "f"]
+    words = replace(frame, line="pandas/core/indexes/base.py in get_loc")
+    paste = words.line + "\nKeyError: '0'\n"
+    assert [c for c, _ in knowing_first([("k", template), ("f", words)], [False, True], paste)] == ["k", "f"]
+
+
+RUSTC = (
+    "error[E0432]: unresolved import `tokio::time`\n --> src/klogctl.rs:34:5\n\n"
+    "error[E0282]: type annotations needed\n   --> src/klogctl.rs:151:27\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("paste", "knows", "first"),
+    [
+        (RUSTC, [True, True], "import"),  # the compiler's first error is the cause of the later
+        (RUSTC, [True, False], "annotations"),  # unless no record knows it
+        (RUSTC.replace("error[E0282]: ", ""), [True, True], "annotations"),  # the first is about no diagnostic
+        ("error[E0282]: type annotations needed\nerror[E0432]: unresolved import x\n", [True, True], "annotations"),
+        (RUSTC.replace("error[E0432]: ", "warning: "), [True, True], "annotations"),  # a warning is no diagnostic
+        ("a.c:3:5: fatal error: unresolved import x\na.c:9:1: error: annotations needed\n", [True, True], "import"),
+        ("a.ts(3,5): error TS2307: unresolved import\nerror TS2589: type annotations needed\n", [True, True], "import"),
+        ("cmd/main.go:4:2: unresolved import x\ncmd/main.go:9:1: type annotations needed\n", [True, True], "import"),
+    ],
+)
+def test_a_compilers_first_error_answers_before_those_that_follow(paste: str, knows: list[bool], first: str) -> None:
+    lines = paste.splitlines()
+    base = Knowing(absorbed=0, dotted=False, own=3.0, bare=False, commands=0.0)
+    later = replace(base, line=next(ln for ln in lines if "annotations" in ln))
+    earlier = replace(base, line=next(ln for ln in lines if "unresolved import" in ln))
+    judged = [("annotations", later), ("import", earlier)]
+    assert first_diagnostic(judged, knows, paste)[0][0] == first
+    # found by wording alone, a record of the earlier line is not about it
+    wording = [judged[0], ("import", replace(earlier, matched=False))]
+    assert first_diagnostic(wording, knows, paste)[0][0] == "annotations"
 
 
 @pytest.mark.parametrize(
