@@ -334,7 +334,11 @@ _PROCESS_EXIT = re.compile(
     r"|command errored out with exit|encountered error while trying to install|\.\.\. error\s*$"
     r"|failed with (?:error|exit) code"
     r"|exited with (?:exit )?(?:code|status) [1-9]|\*\*\* \[[^\]\n]{1,200}\] error \d+|build stopped: subcommand failed"
-    r"|^\s*(?:subprocess\.)?CalledProcessError\s*$",
+    r"|^\s*(?:subprocess\.)?CalledProcessError\s*$"
+    # git runs git-lfs as a filter process: its own output (a download, a server's answer) says why
+    r"|external filter [^\n]{1,200} failed|(?:smudge|clean) filter [\w-]{1,40} failed"
+    # pydantic's summary of a model's validation: which field failed, and why, is on the lines below
+    r"|\b\d+ validation errors? for [\w.]{1,200}\s*$",
     re.I,
 )
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
@@ -437,6 +441,12 @@ def found_by(pattern: str, line: str) -> str:
 _CLASS_AT = re.compile(r"^\s*(?:[A-Za-z_]\w*\.){0,8}([A-Z]\w{1,80})(?=:|\s*$)")
 
 
+# The words of a traceback's header (`Traceback (most recent call last)`, which Jupyter prints
+# beside the class: `ModuleNotFoundError   Traceback (most recent call last)`): every traceback's,
+# no error's own
+_TRACEBACK_WORDS = frozenset(_WORD.findall("traceback most recent call last"))
+
+
 def _same_line(line: str) -> str:
     """A line less what varies between machines (a quoted remote or path, any path or URL,
     spacing): two printings of one message compare equal, another name or code does not."""
@@ -489,7 +499,7 @@ def knowing(
     names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
     # the line's class is not an own word, nor a code (KeyboardInterrupt, ArrowInvalid)
-    own = _own_words(regex) - klass
+    own = _own_words(regex) - klass - _TRACEBACK_WORDS
     line_words = set(_WORD.findall(text.lower())) - klass
     # a code the regex names (cudaErrorLaunchTimeout, CUDA_ERROR_…, WinError, E0382) is an error's
     # identity, not a class's template: it counts as much as the template's words allow

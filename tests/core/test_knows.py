@@ -229,6 +229,15 @@ def test_a_template_is_worded_in_common_words() -> None:
     )
 
 
+def test_a_traceback_headers_words_are_no_errors_own() -> None:
+    """Jupyter prints `ModuleNotFoundError   Traceback (most recent call last)` for every missing
+    module: a regex found on that header says nothing but the class."""
+    rec = record(r"ModuleNotFoundError\s+Traceback \(most recent call last\)", fixes=("restart the kernel",))
+    k = knows_of(rec, "ModuleNotFoundError                       Traceback (most recent call last)\n", 1.0)
+    assert (k.own, k.bare) == (0, True)
+    assert not Knows().knows(k)
+
+
 def test_the_template_bound_is_one_point_two() -> None:
     at = Knowing(absorbed=1, dotted=False, own=1.2, bare=False, commands=0.0)
     over = Knowing(absorbed=1, dotted=False, own=1.21, bare=False, commands=0.0)
@@ -436,12 +445,18 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("CalledProcessError", True),
         ("make: *** [Makefile:146: all] Error 2", True),
         ("ninja: build stopped: subcommand failed.", True),
+        ("error: external filter 'git-lfs filter-process' failed", True),
+        ("fatal: assets/logo.psd: smudge filter lfs failed", True),
+        ("pydantic.error_wrappers.ValidationError: 1 validation error for LlamaCpp", True),
+        ("ValidationError: 2 validation errors for Settings", True),
         # a line that says why: not a child's exit
         ("make: *** No rule to make target 'install'.  Stop.", False),
         ("failed to build: failed to solve: rpc error: code = Unknown", False),
         ("Process exited with code 0", False),
         ("Building wheel for numpy (pyproject.toml) ... done", False),
         ("subprocess.CalledProcessError is raised when check=True", False),
+        ("git-lfs filter-process: git-lfs: command not found", False),
+        ("1 validation error for Settings: field required", False),
     ],
 )
 def test_a_line_saying_a_child_process_failed_is_a_process_exit(line: str, process_exit: bool) -> None:
