@@ -310,7 +310,7 @@ class Knowing:
     """What the knowing decision reads of one paste and its top record."""
 
     absorbed: int  # the line's names (quoted, identifiers) its regex and wordings leave to wildcards
-    dotted: bool  # one of those is a dotted name (`pkg.sub.mod`): a package's insides, not the package
+    dotted: bool  # one of those is a dotted name (`pkg.sub.mod`) or a path: a package's insides or a file
     own: float  # the regex's own words (not function words or the class name) the line holds, by rarity
     bare: bool  # the regex has no own words: it says nothing but the class (`AssertionError`)
     commands: float  # command_share: the fixes act on the environment, not on code
@@ -447,6 +447,19 @@ _CLASS_AT = re.compile(r"^\s*(?:[A-Za-z_]\w*\.){0,8}([A-Z]\w{1,80})(?=:|\s*$)")
 _TRACEBACK_WORDS = frozenset(_WORD.findall("traceback most recent call last"))
 
 
+_SCOPED = re.compile(r"@[\w.-]{1,100}/[\w.-]{1,100}")  # an npm package of a scope (`@mui/material`)
+
+
+def _inside(name: str) -> bool:
+    """A package's insides (`pkg.sub.mod`) or the code's own file by a relative path
+    (`./server/server.js`, `pkg/lib/x`), not a whole package: installing one does not reach it. (A
+    machine's file, by its absolute path, is what commands like `chmod` act on.)"""
+    if _LOCATION.fullmatch(name):
+        relative = not _ABSOLUTE.match(name) and not name.startswith("http")
+        return relative and any(c in name for c in "/\\") and not _SCOPED.fullmatch(name)
+    return "." in name.strip(".")
+
+
 def _same_line(line: str) -> str:
     """A line less what varies between machines (a quoted remote or path, any path or URL,
     spacing): two printings of one message compare equal, another name or code does not."""
@@ -509,7 +522,7 @@ def knowing(
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
     return Knowing(
         absorbed=len(absorbed),
-        dotted=any("." in n.strip(".") and not _LOCATION.fullmatch(n) for n in absorbed),
+        dotted=any(_inside(n) for n in absorbed),
         own=round(sum(rarity(w) for w in (own - codes) & line_words) + CODE_WEIGHT * len(codes), 4),
         bare=not own,
         commands=round(command_share(rec), 4),

@@ -213,6 +213,24 @@ def test_a_dotted_name_is_a_packages_insides_not_a_missing_package() -> None:
     assert not Knows().knows(k)
 
 
+@pytest.mark.parametrize(
+    ("name", "inside"),
+    [
+        ("express", False),
+        ("@mui/material", False),  # a scope's package is a whole package
+        ("./server/server.js", True),  # the code's own file: installing does not create it
+        ("lodash/fp", True),  # a package's insides
+        ("/srv/app/node_modules/x/index.js", False),  # a machine's file (the absolute-path rule's)
+        ("https://registry.npmjs.org/x", False),
+        ("0x7f", False),
+    ],
+)
+def test_a_relative_path_is_a_packages_insides_or_the_codes_file(name: str, inside: bool) -> None:
+    rec = record(r"Cannot find module '([^']+)'", domain="node", fixes=("npm install <module>",))
+    k = knows_of(rec, f"Error: Cannot find module '{name}'\n" + NODE_STACK.split("\n", 1)[1])
+    assert k.dotted is inside
+
+
 def test_a_template_is_worded_in_common_words() -> None:
     """Two own words of rarity 0.6 (1.2) are a class's template; three (1.8) are an error's wording."""
     two = record(r"'(\w+)' object has no attribute '(\w+)'")  # own words: object, attribute
