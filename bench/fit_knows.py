@@ -5,15 +5,15 @@
 
 Samples: each paste's first candidate that errfix is sure of (P(right record) >= 0.5, after the
 ecosystem rules), with what `knowing` reads and a label:
-  * wild (../shared/eval/wild-dev.jsonl, bench/wild/train.jsonl and bench/wild/check.jsonl, on
-    corpus + seeds and on the seeds only): good when the judged verdict is *specific* (helpful),
+  * wild (../shared/eval/wild-dev.jsonl and bench/wild/{train,check,check2}.jsonl, on corpus +
+    seeds and on the seeds only): good when the judged verdict is *specific* (helpful),
     bad for *generic* or *wrong*; pairs nobody judged are left out;
   * dev.jsonl (corpus + seeds) and ml-pastes-dev.jsonl (seeds only): good when the record is right
     for the paste (bench/eval.py's definition), bad when it is not. These keep what works: a record
     that is this paste's error must stay an answer.
 The grid is small on purpose (two thresholds): the rule must hold for records and pastes nobody has
 seen, and the held-out sets are twice the dev sets. A choice is read off the `train` rows; the
-other rows (wild-dev, wild-check, dev, ml) check it.
+other rows (wild-dev, wild-check, wild-check2, dev, ml) check it.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def samples(tmp: Path) -> list[Sample]:
     for db in ("corpus", "seeds"):
         (tmp / db).mkdir()
         svc = service(tmp / db, with_corpus=db == "corpus")
-        for name in ("dev", "train", "check"):
+        for name in ("dev", "train", "check", "check2"):
             rows = load_rows(SETS[name])
             judged = verdicts(rows)
             for row in rows:
@@ -99,7 +99,7 @@ def samples(tmp: Path) -> list[Sample]:
 
 def line(knows: Knows, data: list[Sample]) -> str:
     parts = []
-    for group in ("wild-train", "wild-dev", "wild-check", "dev", "ml"):
+    for group in ("wild-train", "wild-dev", "wild-check", "wild-check2", "dev", "ml"):
         rows = [s for s in data if s.group == group]
         kept = [s for s in rows if knows.knows(s.k)]
         good = sum(s.good for s in rows)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         with args.dump.open("w") as fh:
             for s in data:
                 fh.write(json.dumps({"group": s.group, "key": s.key, "good": s.good, **asdict(s.k)}) + "\n")
-    groups = ("wild-train", "wild-dev", "wild-check", "dev", "ml")
+    groups = ("wild-train", "wild-dev", "wild-check", "wild-check2", "dev", "ml")
     print(f"{len(data)} samples: " + ", ".join(f"{g} {sum(1 for s in data if s.group == g)}" for g in groups))
     shipped = Knows()
     for words in (1.0, 1.1, 1.15, 1.2, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0):

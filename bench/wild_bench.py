@@ -11,7 +11,10 @@ Sets:
            bench/wild/judgments.jsonl (the protocol: bench/wild/README.md);
   * check  bench/wild/check.jsonl: 163 more, collected the same way after the rules and records
            were written, judged blind, and never fitted on or written for: our stand-in for the
-           held-out set (bench/fit_knows.py reads only dev and train).
+           held-out set (bench/fit_knows.py reads only dev and train), until its misses were
+           read;
+  * check2 bench/wild/check2.jsonl: 157 more, collected after the check set's misses were read
+           and the rules they taught were written: the blind stand-in since.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -46,7 +49,12 @@ from eval import SHARED, service  # noqa: E402
 from bot.service.errfix import Errfix  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "wild"
-SETS = {"dev": SHARED / "eval" / "wild-dev.jsonl", "train": HERE / "train.jsonl", "check": HERE / "check.jsonl"}
+SETS = {
+    "dev": SHARED / "eval" / "wild-dev.jsonl",
+    "train": HERE / "train.jsonl",
+    "check": HERE / "check.jsonl",
+    "check2": HERE / "check2.jsonl",
+}
 JUDGMENTS = HERE / "judgments.jsonl"
 
 # (set, database) -> figure -> (op, bar). The issue's "Done when" is on corpus + seeds; the seeds-only
@@ -58,6 +66,8 @@ BARS: dict[tuple[str, str], dict[str, tuple[str, float]]] = {
     ("train", "seeds"): {"wrong_rate": ("<=", 0.02)},
     ("check", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
     ("check", "seeds"): {"wrong_rate": ("<=", 0.01)},
+    ("check2", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
+    ("check2", "seeds"): {"wrong_rate": ("<=", 0.01)},
 }
 
 Verdicts = dict[tuple[str, str], dict[str, Any]]
