@@ -322,6 +322,7 @@ class Knowing:
     wrapper: bool = False  # its line is one other errors print beside theirs (none of them in the paste)
     line: str = ""  # the paste's line the record is about (principal_line)
     process_exit: bool = False  # its line says only that a child process failed (a build, an install)
+    cause_words: int = 1000  # the words of the record's root cause
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -460,6 +461,15 @@ def _inside(name: str) -> bool:
     return "." in name.strip(".")
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]{1,2000})`")
+
+
+def _unwrapped(line: str) -> str:
+    """The line less the backticks chat wraps code in (`` `TypeError: … argument: 'model'` ``):
+    a span holding quotes of its own is the message, not a quoted name (rustc's `tokio::time` is)."""
+    return _CODE_SPAN.sub(lambda m: f" {m.group(1)} " if any(q in m.group(1) for q in "'\"") else m.group(0), line)
+
+
 def _same_line(line: str) -> str:
     """A line less what varies between machines (a quoted remote or path, any path or URL,
     spacing): two printings of one message compare equal, another name or code does not."""
@@ -502,12 +512,13 @@ def knowing(
     its regex recognises (the matcher's `wrapped_lines`)."""
     raw = principal_line(ex, matches)
     regex = found_by(rec.regex, raw)
-    klass = {m.group(1).lower() for m in [_CLASS_AT.match(raw)] if m}
-    text = _LOCATION.sub(" ", raw)
+    said = _unwrapped(raw)
+    klass = {m.group(1).lower() for m in [_CLASS_AT.match(said)] if m}
+    text = _LOCATION.sub(" ", said)
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
     # quoted names (a quoted path too: which file is missing is the error's identity), then
     # identifiers outside paths
-    quoted_raw = [m.group(1) for m in _QUOTED.finditer(raw) if not any(c.isspace() for c in m.group(1))]
+    quoted_raw = [m.group(1) for m in _QUOTED.finditer(said) if not any(c.isspace() for c in m.group(1))]
     quoted = {q.lower() for q in quoted_raw}
     names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
@@ -518,7 +529,7 @@ def knowing(
     # identity, not a class's template: it counts as much as the template's words allow
     codes = {c.lower() for c in _CODE.findall(regex) if not c.lower().endswith(_CLASS_ENDINGS)} & line_words
     # `root() takes 0 positional arguments` is not `Flask.__call__() takes 3 positional arguments`
-    regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(raw))
+    regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(said))
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
     return Knowing(
         absorbed=len(absorbed),
@@ -529,10 +540,13 @@ def knowing(
         matched=matches(raw),
         # a place the regex quotes a name for holds none of its names in the line
         other_name=other_call or bool(quoted) and any(not names & quoted for names in _quoted_literals(regex)),
-        slots=sum(1 for n in {m.group(1).lower() for m in _SLOT.finditer(raw)} if not set(_WORD.findall(n)) <= wording),
+        slots=sum(
+            1 for n in {m.group(1).lower() for m in _SLOT.finditer(said)} if not set(_WORD.findall(n)) <= wording
+        ),
         catch_all=catch_all,
         wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},
         process_exit=bool(_PROCESS_EXIT.search(raw)),
+        cause_words=len((rec.root_cause or "").split()),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
@@ -596,6 +610,9 @@ class Knows:
 
 Candidate = TypeVar("Candidate")
 
+# A root cause shorter than this many words states the error's class in a sentence or two
+EXPLAINED = 25
+
 # A compiler's diagnostic (rustc `error[E0432]:`, gcc/clang `f.c:3:5: error:`, tsc `error TS2589:`,
 # go `main.go:4:2:`): a compiler reports its errors in order, and later ones often follow from the
 # first (an unresolved import leaves types to infer)
@@ -603,6 +620,28 @@ _DIAGNOSTIC = re.compile(
     r"^\s*error(?:\[E\d{4}\])?: |^\s*[^\s:]{1,400}:\d+:\d+: (?:fatal )?error: "
     r"|\berror TS\d{4}: |^\s*[^\s:]{1,400}\.go:\d+:\d+: "
 )
+
+
+def explained_first(
+    judged: list[tuple[Candidate, Knowing]],
+    knows: Sequence[bool],
+    same: Sequence[bool],
+    bundled: Sequence[bool],
+    words: int = EXPLAINED,
+) -> list[tuple[Candidate, Knowing]]:
+    """The candidates, in order, less that when the first is an imported record that states its
+    cause in a sentence or two (fewer than `words` words: "Tuple unpacking mismatch. Common in for
+    loops over dicts"), a bundled record of the same error (`same`: one's regex recognises the
+    other's signature), found on the same line, that knows it and explains how it comes about
+    answers first: both name the error, and the explanation is what moves the person forward."""
+    if not judged or not knows[0] or bundled[0] or judged[0][1].cause_words >= words:
+        return judged
+    first = judged[0][1]
+    for i, (_, k) in enumerate(judged[1:], start=1):
+        explains = bundled[i] and k.cause_words >= words
+        if explains and knows[i] and same[i] and k.matched and k.line == first.line:
+            return [judged[i], *judged[:i], *judged[i + 1 :]]
+    return judged
 
 
 def first_diagnostic(

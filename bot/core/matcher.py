@@ -180,6 +180,7 @@ class Matcher:
         self.by_id = {e.id: i for i, e in enumerate(self.entries)}
         self._sig_idf = [self._idf_mass(toks[0]) if toks else 0.0 for toks in self._text_tokens]
         del canon, envs, domains, domain_words
+        self.seeds = seeds  # the bundled records (the rest are the team's or imported)
         self.shadows = seed_shadows(records, seeds, overlap.cross_hits)
         self._catch_all = overlap.catch_all
         self._wraps = overlap.wraps

@@ -33,7 +33,16 @@ from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
-from bot.core.knows import Knows, crosses, first_diagnostic, is_software, knowing, knowing_first, paste_language
+from bot.core.knows import (
+    Knows,
+    crosses,
+    explained_first,
+    first_diagnostic,
+    is_software,
+    knowing,
+    knowing_first,
+    paste_language,
+)
 from bot.core.matcher import Candidate, Matcher
 from bot.core.records import Record
 from bot.core.redact import redact_text
@@ -338,6 +347,13 @@ class Errfix:
         )
         judged = knowing_first(judged, [knows[v.id] for v, _ in judged], ex.searchable)
         judged = first_diagnostic(judged, [knows[v.id] for v, _ in judged], ex.searchable)
+        first = judged[0][0]
+        same = [
+            matcher.regex_matches(v.id, first.record.signature) or matcher.regex_matches(first.id, v.record.signature)
+            for v, _ in judged
+        ]
+        bundled = [v.id in matcher.seeds for v, _ in judged]
+        judged = explained_first(judged, [knows[v.id] for v, _ in judged], same, bundled)
         top, _ = judged[0]
         return [replace(top, knows=knows[top.id]), *(v for v, _ in judged[1:])]
 

@@ -19,6 +19,7 @@ from bot.core.knows import (
     alternatives,
     command_share,
     crosses,
+    explained_first,
     first_diagnostic,
     found_by,
     is_software,
@@ -229,6 +230,23 @@ def test_a_relative_path_is_a_packages_insides_or_the_codes_file(name: str, insi
     rec = record(r"Cannot find module '([^']+)'", domain="node", fixes=("npm install <module>",))
     k = knows_of(rec, f"Error: Cannot find module '{name}'\n" + NODE_STACK.split("\n", 1)[1])
     assert k.dotted is inside
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "TypeError: __init__() missing 1 required positional argument: 'model'",
+        "See this exception: `TypeError: __init__() missing 1 required positional argument: 'model'`",
+    ],
+)
+def test_backticks_chat_wraps_a_message_in_are_not_its_quotes(line: str) -> None:
+    """Slack users wrap pasted errors in backticks: the quoted name inside is still the line's."""
+    rec = record(r"missing 1 required positional argument: 'self'")
+    k = knows_of(rec, line + "\n")
+    assert (k.other_name, k.slots) == (True, 1)
+    # a rustc quote is a backtick pair with no quotes inside: still a quoted name
+    rust = record(r"cannot find value `foo` in this scope", domain="rust")
+    assert knows_of(rust, "error[E0425]: cannot find value `bar` in this scope\n").other_name
 
 
 def test_a_template_is_worded_in_common_words() -> None:
@@ -537,6 +555,48 @@ def test_a_frame_after_the_line_or_not_a_frame_is_not_where_it_was_raised() -> N
     words = replace(frame, line="pandas/core/indexes/base.py in get_loc")
     paste = words.line + "\nKeyError: '0'\n"
     assert [c for c, _ in knowing_first([("k", template), ("f", words)], [False, True], paste)] == ["k", "f"]
+
+
+TERSE = Knowing(
+    absorbed=0, dotted=False, own=3.0, bare=False, commands=0.0, line="ValueError: not enough values", cause_words=11
+)
+
+
+@pytest.mark.parametrize(
+    ("terse_words", "explained_words", "knows", "same", "bundled", "line", "first"),
+    [
+        (11, 25, [True, True], [True, True], [False, True], TERSE.line, "explained"),
+        (25, 25, [True, True], [True, True], [False, True], TERSE.line, "terse"),  # the first explains too
+        (11, 24, [True, True], [True, True], [False, True], TERSE.line, "terse"),  # so does neither
+        (11, 25, [True, False], [True, True], [False, True], TERSE.line, "terse"),  # it does not know the paste
+        (11, 25, [True, True], [True, False], [False, True], TERSE.line, "terse"),  # another error
+        (11, 25, [True, True], [True, True], [False, False], TERSE.line, "terse"),  # both imported
+        (11, 25, [True, True], [True, True], [True, True], TERSE.line, "terse"),  # both bundled
+        (11, 25, [True, True], [True, True], [False, True], "ValueError: other", "terse"),  # another line
+        (11, 25, [False, True], [True, True], [False, True], TERSE.line, "terse"),  # knowing_first's case
+    ],
+)
+def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one_that_names_it(
+    terse_words: int,
+    explained_words: int,
+    knows: list[bool],
+    same: list[bool],
+    bundled: list[bool],
+    line: str,
+    first: str,
+) -> None:
+    terse = replace(TERSE, cause_words=terse_words)
+    explained = replace(TERSE, cause_words=explained_words, line=line)
+    judged = [("terse", terse), ("explained", explained)]
+    assert explained_first(judged, knows, same, bundled)[0][0] == first
+    # found by wording alone, it is no record of this line
+    wording = [judged[0], ("explained", replace(explained, matched=False))]
+    assert explained_first(wording, knows, same, bundled)[0][0] == "terse"
+
+
+def test_a_records_cause_is_counted_in_words() -> None:
+    rec = record(r"not enough values to unpack").model_copy(update={"root_cause": "Tuple unpacking mismatch. Common."})
+    assert knows_of(rec, "ValueError: not enough values to unpack (expected 3, got 2)\n").cause_words == 4
 
 
 RUSTC = (

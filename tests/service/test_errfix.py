@@ -418,3 +418,53 @@ def test_a_wrapper_line_first_gives_way_to_a_record_that_knows_another_line(tmp_
         assert (d.reply, [m.id for m in d.matches]) == (True, ["git/lfs-off", "git/push-failed", "git/fetch-first"])
     finally:
         svc.close()
+
+
+def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one_that_names_it(
+    tmp_path: Path,
+) -> None:
+    """#35: an imported record that states its cause in a sentence gives its place to the bundled
+    record of the same error (one regex recognises the other's signature) that says how it comes
+    about; a bundled record of another error does not take it."""
+    paste = "ValueError: not enough values to unpack (expected 3, got 2)\n"
+    terse = {
+        "id": "corpus/unpack",
+        "signature": "ValueError: not enough values to unpack (expected 2, got 1)",
+        "regex": r"not enough values to unpack \(expected \d+, got \d+\)",
+        "root_cause": "Tuple unpacking mismatch. Common in for loops over dicts without .items().",
+        "workarounds": [{"action": "unpack items", "how": "for k, v in d.items():"}],
+    }
+    explained = {
+        "id": "python/unpack",
+        "signature": "ValueError: not enough values to unpack",
+        "regex": r"not enough values to unpack",
+        "root_cause": " ".join(["The right-hand side yields fewer items than the names on the left:"] * 3),
+        "workarounds": [{"action": "print what is unpacked", "how": "print(len(row), row)"}],
+    }
+    # another error's record: neither regex recognises the other's signature, though it finds the line
+    other = {
+        **explained,
+        "id": "python/three-names",
+        "signature": "three names on the left: values to unpack, expected 3",
+        "regex": r"values to unpack \(expected 3",
+    }
+    # recognised one way only: the imported regex recognises the bundled signature
+    narrow = {
+        **explained,
+        "id": "python/unpack-3-2",
+        "signature": "for a, b, c in rows: a short row gives not enough values to unpack (expected 3, got 2)",
+        "regex": r"values to unpack \(expected 3, got 2\)",
+    }
+    answers = []
+    for name, bundled in [("same", explained), ("other", other), ("one-way", narrow)]:
+        store = open_store(tmp_path / f"{name}.db", seed=False)
+        store.import_records([Record.model_validate(terse)])
+        store.import_records([Record.model_validate(bundled)], origin="seed")
+        svc = Errfix(store)
+        try:
+            assert svc.matcher.match(extract(paste), limit=2)[0].id == "corpus/unpack"  # scored first
+            d = svc.diagnose(paste)
+            answers.append((d.reply, d.matches[0].id))
+        finally:
+            svc.close()
+    assert answers == [(True, "python/unpack"), (True, "corpus/unpack"), (True, "python/unpack-3-2")]
