@@ -323,6 +323,7 @@ class Knowing:
     line: str = ""  # the paste's line the record is about (principal_line)
     process_exit: bool = False  # its line says only that a child process failed (a build, an install)
     cause_words: int = 1000  # the words of the record's root cause
+    foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -461,6 +462,32 @@ def _inside(name: str) -> bool:
     return "." in name.strip(".")
 
 
+# A Go panic's first line, and the header of a goroutine's stack in its trace
+_GO_PANIC = re.compile(r"^\s*(?:panic: |fatal error: )")
+_GOROUTINE = re.compile(r"(?m)^goroutine \d+ \[[^\]\n]{1,80}\]:$")
+
+
+def panics_outside_main(text: str) -> bool:
+    """The panicking goroutine's first frame outside Go's own library is in another module's
+    package (`github.com/git-lfs/git-lfs/tq.(*adapter).Do`, `k8s.io/kubernetes/pkg/…`), not the
+    program's `main`: a runtime panic is a bug where it happened, so the paste comes from running
+    someone's tool, and advice on one's own code (check for nil, bounds) is not for its reader."""
+    head = _GOROUTINE.search(text)
+    if head is None:
+        return False
+    for line in text[head.end() :].splitlines()[:60]:
+        if not line.strip() or line[:1].isspace() or line.startswith("created by"):
+            continue
+        name = line.split("(", 1)[0].rstrip(".")
+        last = name.rsplit("/", 1)
+        package = (last[0] + "/" if len(last) == 2 else "") + last[-1].split(".", 1)[0]
+        if package == "main":
+            return False
+        if "." in package.split("/", 1)[0]:
+            return True  # a module's path starts with a domain; Go's own packages' do not
+    return False
+
+
 _CODE_SPAN = re.compile(r"`([^`\n]{1,2000})`")
 
 
@@ -547,6 +574,7 @@ def knowing(
         wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},
         process_exit=bool(_PROCESS_EXIT.search(raw)),
         cause_words=len((rec.root_cause or "").split()),
+        foreign_panic=bool(_GO_PANIC.match(said)) and panics_outside_main(ex.text),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
@@ -599,6 +627,10 @@ class Knows:
             # building wheel`): why is in that process's output, and advice on code guesses it;
             # fixes on the environment (build tools, a version with a wheel) are what such a
             # failure needs whatever its output said
+            return False
+        if k.foreign_panic and k.commands < self.commands:
+            # a Go runtime panic inside a tool's own package (git-lfs, kubectl): the tool's bug, which
+            # advice on one's own code cannot fix; an upgrade or a setting can
             return False
         if k.abs_path and k.commands < self.commands:
             # the line names a file of that machine by its absolute path (a package's METADATA, a

@@ -25,6 +25,7 @@ from bot.core.knows import (
     is_software,
     knowing,
     knowing_first,
+    panics_outside_main,
     paste_language,
 )
 from bot.core.records import Record
@@ -597,6 +598,43 @@ def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one
 def test_a_records_cause_is_counted_in_words() -> None:
     rec = record(r"not enough values to unpack").model_copy(update={"root_cause": "Tuple unpacking mismatch. Common."})
     assert knows_of(rec, "ValueError: not enough values to unpack (expected 3, got 2)\n").cause_words == 4
+
+
+GO_HEAD = "panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n"
+
+
+@pytest.mark.parametrize(
+    ("frames", "outside"),
+    [
+        ("main.main()\n\t/app/main.go:9 +0x1d\n", False),
+        # Go's own packages (runtime, sync, fmt, math/rand) are skipped: the caller below is the bug
+        ("panic(0x24)\n\t/go/src/runtime/panic.go:481\nsync.(*Mutex).Unlock(...)\nmain.main()\n", False),
+        ("fmt.Fprintf(0x0)\n\t/go/src/fmt/print.go:189\nk8s.io/kubernetes/pkg/kubectl/cmd.Run(0xc8)\n", True),
+        ("github.com/git-lfs/git-lfs/tq.(*basicUploadAdapter).DoTransfer(0xc0)\n\tC:/src/tq.go:1\n", True),
+        ("math/rand.(*lockedSource).Int63(0xc8)\n\t/go/src/math/rand/rand.go:1\n", False),  # no frame decides
+        # the program's main called by a library (cobra): main is where it panicked
+        ("main.run(0x1)\n\t/app/main.go:9\ngithub.com/spf13/cobra.(*Command).execute(0xc0)\n", False),
+        # Go's own copies of x/net (vendor/golang.org/…) are Go's library
+        ("vendor/golang.org/x/net/http2.(*Framer).ReadFrame(0xc0)\n\t/go/src/vendor/x.go:1\nmain.main()\n", False),
+        ("\n\t/go/src/x.go:1\ncreated by github.com/x/y.Start\nmain.main()\n", False),
+    ],
+)
+def test_a_go_panic_outside_the_programs_main_is_a_tools_bug(frames: str, outside: bool) -> None:
+    assert panics_outside_main(GO_HEAD + frames) is outside
+
+
+def test_a_go_panic_in_a_tool_is_known_only_to_fixes_on_the_environment() -> None:
+    paste = GO_HEAD + "github.com/git-lfs/git-lfs/tq.Do(0xc0)\n\t/src/tq.go:1 +0x1\n"
+    code = record(r"invalid memory address or nil pointer dereference", domain="go", fixes=("if p != nil {",))
+    k = knows_of(code, paste, rarity=1.0)
+    assert k.foreign_panic and not Knows().knows(k)
+    assert Knows().knows(replace(k, foreign_panic=False))
+    upgrade = record(code.regex, domain="go", fixes=("brew upgrade git-lfs", "if p != nil {"))
+    assert Knows().knows(knows_of(upgrade, paste, rarity=1.0))
+    deadlock = paste.replace("panic: runtime error: invalid memory", "fatal error: all goroutines are asleep")
+    assert knows_of(record("all goroutines are asleep", domain="go"), deadlock).foreign_panic
+    # the trace is the paste's, the line another error's: not a panic
+    assert not knows_of(code, "error: nil pointer dereference in x\n" + paste.split("\n", 1)[1]).foreign_panic
 
 
 RUSTC = (
