@@ -340,7 +340,9 @@ _PROCESS_EXIT = re.compile(
     # git runs git-lfs as a filter process: its own output (a download, a server's answer) says why
     r"|external filter [^\n]{1,200} failed|(?:smudge|clean) filter [\w-]{1,40} failed"
     # pydantic's summary of a model's validation: which field failed, and why, is on the lines below
-    r"|\b\d+ validation errors? for [\w.]{1,200}\s*$",
+    r"|\b\d+ validation errors? for [\w.]{1,200}\s*$"
+    # node's note under a rejection nobody caught: the rejection's own error is printed beside it
+    r"|unhandled promise rejection\. this error originated",
     re.I,
 )
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched

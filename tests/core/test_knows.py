@@ -486,6 +486,7 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("fatal: assets/logo.psd: smudge filter lfs failed", True),
         ("pydantic.error_wrappers.ValidationError: 1 validation error for LlamaCpp", True),
         ("ValidationError: 2 validation errors for Settings", True),
+        ("(node:7465) UnhandledPromiseRejectionWarning: Unhandled promise rejection. This error originated", True),
         # a line that says why: not a child's exit
         ("make: *** No rule to make target 'install'.  Stop.", False),
         ("failed to build: failed to solve: rpc error: code = Unknown", False),
