@@ -14,7 +14,8 @@ Sets:
            held-out set (bench/fit_knows.py reads only dev and train), until its misses were
            read;
   * check2 bench/wild/check2.jsonl: 157 more, collected after the check set's misses were read
-           and the rules they taught were written: the blind stand-in since.
+           and the rules they taught were written: the blind stand-in until its misses were read;
+  * check3 bench/wild/check3.jsonl: 156 more, collected after check2's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -54,6 +55,7 @@ SETS = {
     "train": HERE / "train.jsonl",
     "check": HERE / "check.jsonl",
     "check2": HERE / "check2.jsonl",
+    "check3": HERE / "check3.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
@@ -68,6 +70,8 @@ BARS: dict[tuple[str, str], dict[str, tuple[str, float]]] = {
     ("check", "seeds"): {"wrong_rate": ("<=", 0.01)},
     ("check2", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
     ("check2", "seeds"): {"wrong_rate": ("<=", 0.01)},
+    ("check3", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
+    ("check3", "seeds"): {"wrong_rate": ("<=", 0.01)},
 }
 
 Verdicts = dict[tuple[str, str], dict[str, Any]]
