@@ -57,6 +57,7 @@ class MatchView:
     # whether the record knows this very error, not only its kind (bot/core/knows.py); None when
     # not judged (a record shown by id, a search result)
     knows: bool | None = None
+    by_wording: bool = False  # found by its wording alone: its regex missed the paste
 
     @property
     def id(self) -> str:

@@ -251,6 +251,17 @@ def test_a_paste_is_answered_from_a_score_of_exactly_one_half(tmp_path: Path, sc
     svc.close()
 
 
+@pytest.mark.parametrize(("score", "reply"), [(0.6, True), (0.5999, False)])
+def test_a_record_found_by_its_wording_alone_is_answered_from_six_tenths(
+    tmp_path: Path, score: float, reply: bool
+) -> None:
+    """#35: its regex missed the paste (`t-r0`, not `t/r0`), so the paste is likelier in no record."""
+    svc, _ = _flat(tmp_path, score)
+    d = svc.diagnose("ValueError: t-r0 broke")
+    assert d.matches[0].score == score and d.matches[0].by_wording and d.reply is reply
+    svc.close()
+
+
 def test_the_time_a_match_took_is_its_own(tmp_path: Path) -> None:
     """`seconds` (metrics, logs) is the time spent in this match: within the time around the call."""
     svc, matcher = _flat(tmp_path, 0.6)
