@@ -116,14 +116,20 @@ def test_a_paste_is_answered_exactly_when_its_score_is_at_least_one_half(
 ) -> None:
     """The threshold is 0.5: every paste above it whose record knows the error (not only its
     kind, tests/core/test_knows.py) is answered, every one below is not. Pastes scored just under
-    and just over it make the bound sharp (0.49 or 0.51 would flip one)."""
+    and just over it make the bound sharp (0.49 or 0.51 would flip one). A record found by its
+    wording alone (its regex misses the paste) needs 0.6 (#35)."""
     scored = [(name, d.matches[0].score, d) for name, d in every_paste if d.matches]
     wrong = [
         (name, score, d.reply)
         for name, score, d in scored
-        if d.reply != (score >= 0.5 and not d.matches[0].kind_only and not d.extracted.deprecation_only)
+        if d.reply
+        != (
+            score >= (0.6 if d.matches[0].by_wording else 0.5)
+            and not d.matches[0].kind_only
+            and not d.extracted.deprecation_only
+        )
     ]
-    assert not wrong, f"reply disagrees with 'score >= 0.5': {wrong}"
+    assert not wrong, f"reply disagrees with 'score >= 0.5' (0.6 by wording alone): {wrong}"
     assert any(0.49 <= s < 0.5 for _, s, _ in scored), "no paste scored just under 0.5: the pin lost its edge"
     assert any(0.5 <= s < 0.52 for _, s, _ in scored), "no paste scored just over 0.5: the pin lost its edge"
     assert any(d.reply for _, _, d in scored) and any(not d.reply for _, _, d in scored)

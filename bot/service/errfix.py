@@ -359,7 +359,9 @@ class Errfix:
         bundled = [v.id in matcher.seeds for v, _ in judged]
         judged = explained_first(judged, [knows[v.id] for v, _ in judged], same, bundled)
         top, k_top = judged[0]
-        return [replace(top, knows=knows[top.id], by_wording=not k_top.matched), *(v for v, _ in judged[1:])]
+        # by its wording alone: its regex misses the whole paste (a regex may span two of its lines)
+        by_wording = not k_top.matched and not matcher.regex_matches(top.id, ex.searchable)
+        return [replace(top, knows=knows[top.id], by_wording=by_wording), *(v for v, _ in judged[1:])]
 
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:
