@@ -596,6 +596,13 @@ def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one
     assert explained_first(wording, knows, same, bundled)[0][0] == "terse"
 
 
+def test_the_explained_record_takes_the_first_place_and_the_rest_keep_their_order() -> None:
+    explained = replace(TERSE, cause_words=30)
+    judged = [("terse", TERSE), ("explained", explained), ("third", TERSE), ("fourth", TERSE)]
+    promoted = explained_first(judged, [True] * 4, [True] * 4, [False, True, False, False])
+    assert [c for c, _ in promoted] == ["explained", "terse", "third", "fourth"]
+
+
 def test_a_records_cause_is_counted_in_words() -> None:
     rec = record(r"not enough values to unpack").model_copy(update={"root_cause": "Tuple unpacking mismatch. Common."})
     assert knows_of(rec, "ValueError: not enough values to unpack (expected 3, got 2)\n").cause_words == 4
@@ -655,6 +662,15 @@ RUSTC = (
         ("a.c:3:5: fatal error: unresolved import x\na.c:9:1: error: annotations needed\n", [True, True], "import"),
         ("a.ts(3,5): error TS2307: unresolved import\nerror TS2589: type annotations needed\n", [True, True], "import"),
         ("cmd/main.go:4:2: unresolved import x\ncmd/main.go:9:1: type annotations needed\n", [True, True], "import"),
+        # a line printed twice is where it first appears
+        (RUSTC + "error[E0282]: type annotations needed\n", [True, True], "import"),
+        (
+            "error[E0282]: type annotations needed\nerror[E0432]: unresolved import x\n"
+            "error[E0282]: type annotations needed\n",
+            [True, True],
+            "annotations",
+        ),
+        (RUSTC + "error[E0432]: unresolved import `tokio::time`\n", [True, True], "import"),
     ],
 )
 def test_a_compilers_first_error_answers_before_those_that_follow(paste: str, knows: list[bool], first: str) -> None:
