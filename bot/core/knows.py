@@ -448,7 +448,8 @@ _CLASS_AT = re.compile(r"^\s*(?:[A-Za-z_]\w*\.){0,8}([A-Z]\w{1,80})(?=:|\s*$)")
 # The words of a traceback's header (`Traceback (most recent call last)`, which Jupyter prints
 # beside the class: `ModuleNotFoundError   Traceback (most recent call last)`): every traceback's,
 # no error's own
-_TRACEBACK_WORDS = frozenset(_WORD.findall("traceback most recent call last"))
+_TRACEBACK_HEAD = "Traceback (most recent call last)"
+_TRACEBACK_WORDS = frozenset(_WORD.findall(_TRACEBACK_HEAD.lower()))
 
 
 _SCOPED = re.compile(r"@[\w.-]{1,100}/[\w.-]{1,100}")  # an npm package of a scope (`@mui/material`)
@@ -644,6 +645,12 @@ class Knows:
 
 Candidate = TypeVar("Candidate")
 
+
+def _promoted(judged: list[tuple[Candidate, Knowing]], i: int) -> list[tuple[Candidate, Knowing]]:
+    """The candidates with the `i`th first, the others in their order."""
+    return [judged[i], *judged[:i], *judged[i + 1 :]]
+
+
 # A root cause shorter than this many words states the error's class in a sentence or two
 EXPLAINED = 25
 
@@ -659,22 +666,23 @@ _DIAGNOSTIC = re.compile(
 def explained_first(
     judged: list[tuple[Candidate, Knowing]],
     knows: Sequence[bool],
-    same: Sequence[bool],
+    same: Callable[[int], bool],
     bundled: Sequence[bool],
     words: int = EXPLAINED,
 ) -> list[tuple[Candidate, Knowing]]:
     """The candidates, in order, less that when the first is an imported record that states its
     cause in a sentence or two (fewer than `words` words: "Tuple unpacking mismatch. Common in for
-    loops over dicts"), a bundled record of the same error (`same`: one's regex recognises the
-    other's signature), found on the same line, that knows it and explains how it comes about
+    loops over dicts"), a bundled record of the same error (`same(i)`: the `i`th candidate's regex
+    recognises the first's signature or the other way round; asked only of likely ones), found on
+    the same line, that knows it and explains how it comes about
     answers first: both name the error, and the explanation is what moves the person forward."""
     if not judged or not knows[0] or bundled[0] or judged[0][1].cause_words >= words:
         return judged
     first = judged[0][1]
     for i, (_, k) in enumerate(judged[1:], start=1):
         explains = bundled[i] and k.cause_words >= words
-        if explains and knows[i] and same[i] and k.matched and k.line == first.line:
-            return [judged[i], *judged[:i], *judged[i + 1 :]]
+        if explains and knows[i] and k.matched and k.line == first.line and same(i):
+            return _promoted(judged, i)
     return judged
 
 
@@ -694,10 +702,7 @@ def first_diagnostic(
             where = text.find(k.line.strip())
             if 0 <= where < best_at:
                 best, best_at = i, where
-    return judged if best == 0 else [judged[best], *judged[:best], *judged[best + 1 :]]
-
-
-_TRACEBACK_HEAD = "Traceback (most recent call last)"
+    return _promoted(judged, best)
 
 
 def raised_at(frame: str, line: str, text: str) -> bool:
@@ -731,5 +736,5 @@ def knowing_first(
     for i, (_, k) in enumerate(judged[1:], start=1):
         same = k.line == first.line or raised_at(k.line, first.line, text)
         if knows[i] and k.matched and (same or first.wrapper or first.process_exit):
-            return [judged[i], *judged[:i], *judged[i + 1 :]]
+            return _promoted(judged, i)
     return judged

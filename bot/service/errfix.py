@@ -349,15 +349,21 @@ class Errfix:
                 vk[1].absorbed,
             )
         )
-        judged = knowing_first(judged, [knows[v.id] for v, _ in judged], ex.searchable)
-        judged = first_diagnostic(judged, [knows[v.id] for v, _ in judged], ex.searchable)
+
+        def known() -> list[bool]:  # in the candidates' order as it stands
+            return [knows[v.id] for v, _ in judged]
+
+        judged = knowing_first(judged, known(), ex.searchable)
+        judged = first_diagnostic(judged, known(), ex.searchable)
         first = judged[0][0]
-        same = [
-            matcher.regex_matches(v.id, first.record.signature) or matcher.regex_matches(first.id, v.record.signature)
-            for v, _ in judged
-        ]
-        bundled = [v.id in matcher.seeds for v, _ in judged]
-        judged = explained_first(judged, [knows[v.id] for v, _ in judged], same, bundled)
+
+        def same(i: int) -> bool:  # one regex recognises the other's signature
+            v = judged[i][0]
+            return matcher.regex_matches(v.id, first.record.signature) or matcher.regex_matches(
+                first.id, v.record.signature
+            )
+
+        judged = explained_first(judged, known(), same, [v.id in matcher.seeds for v, _ in judged])
         top, k_top = judged[0]
         # by its wording alone: its regex misses the whole paste (a regex may span two of its lines)
         by_wording = not k_top.matched and not matcher.regex_matches(top.id, ex.searchable)

@@ -590,16 +590,16 @@ def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one
     terse = replace(TERSE, cause_words=terse_words)
     explained = replace(TERSE, cause_words=explained_words, line=line)
     judged = [("terse", terse), ("explained", explained)]
-    assert explained_first(judged, knows, same, bundled)[0][0] == first
+    assert explained_first(judged, knows, same.__getitem__, bundled)[0][0] == first
     # found by wording alone, it is no record of this line
     wording = [judged[0], ("explained", replace(explained, matched=False))]
-    assert explained_first(wording, knows, same, bundled)[0][0] == "terse"
+    assert explained_first(wording, knows, same.__getitem__, bundled)[0][0] == "terse"
 
 
 def test_the_explained_record_takes_the_first_place_and_the_rest_keep_their_order() -> None:
     explained = replace(TERSE, cause_words=30)
     judged = [("terse", TERSE), ("explained", explained), ("third", TERSE), ("fourth", TERSE)]
-    promoted = explained_first(judged, [True] * 4, [True] * 4, [False, True, False, False])
+    promoted = explained_first(judged, [True] * 4, lambda i: True, [False, True, False, False])
     assert [c for c, _ in promoted] == ["explained", "terse", "third", "fourth"]
 
 
@@ -629,6 +629,14 @@ GO_HEAD = "panic: runtime error: invalid memory address or nil pointer dereferen
 )
 def test_a_go_panic_outside_the_programs_main_is_a_tools_bug(frames: str, outside: bool) -> None:
     assert panics_outside_main(GO_HEAD + frames) is outside
+
+
+@pytest.mark.parametrize(("extra", "outside"), [("", True), ("fmt.Errorf(0x0)\n", False)])
+def test_a_go_panics_trace_is_read_for_sixty_lines(extra: str, outside: bool) -> None:
+    """Go's own frames are skipped for 60 lines after the goroutine's header (the rest of its line
+    counts as the first): a module frame on the 60th decides, one on the 61st is past the look."""
+    frames = "fmt.Fprintf(0x0)\n\t/go/src/fmt/print.go:189\n" * 29 + extra
+    assert panics_outside_main(GO_HEAD + frames + "github.com/x/tool.Run(0xc0)\n") is outside
 
 
 def test_a_go_panic_in_a_tool_is_known_only_to_fixes_on_the_environment() -> None:
