@@ -42,6 +42,7 @@ to *know* the error:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -168,6 +169,8 @@ TOOL_DOMAINS = frozenset(
 # Evidence of the language a paste's program was written in: (language, pattern), each linear.
 _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("python", re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"\n]{1,400}\", line \d+", re.M)),
+    # cleo's frames (poetry, and other cleo programs): `at ~/…/site-packages/poetry/solver.py:159 in _solve`
+    ("python", re.compile(r"^\s*at [^\s\n][^\n]{0,300}\.py:\d+ in \w+\s*$", re.M)),
     # an exception class only Python's builtins have, at a line's start (a log without traceback;
     # not ModuleNotFoundError, which webpack prints too)
     (
@@ -191,6 +194,10 @@ _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("rust", re.compile(r"panicked at |^error\[E\d{4}\]|^\s*--> [^\s:]{1,300}\.rs:\d+:\d+", re.M)),
     ("dotnet", re.compile(r"\.cs:line \d+|^\s*at [\w.]{1,300}\([^)\n]{0,200}\) in ", re.M)),
 ]
+# The weight of its own words (Knowing.own: each word by its rarity, a code name 3) a product's
+# regex must find in a paste that never names the product: two rare words, more than the shared
+# words of a `connection refused` (1.0) or `version solving failed` (1.6)
+TOOL_OWN = 2.0
 _LANGUAGE_HEAD = 200_000  # evidence is read from the paste's tail (where errors are), bounded
 
 
@@ -206,24 +213,27 @@ def is_software(rec: Record) -> bool:
     return rec.domain.lower() not in NON_SOFTWARE_DOMAINS
 
 
-def crosses(rec: Record, language: str | None, named: bool, matched: bool = True) -> bool:
+def crosses(rec: Record, language: str | None, named: bool, matched: bool = True, own: float = math.inf) -> bool:
     """The record is another ecosystem's than the paste's: never its answer.
 
     `language` is paste_language's; `named` whether the paste names the record's domain (the
-    matcher's `domain` part); `matched` whether the record's regex matched the paste. A product's
-    record found by wording alone in a paste that never names the product shares only words with
-    it, whatever the paste's language (a PyTorch `invalid combination of arguments` is not
-    Terraform's `count` and `for_each`)."""
+    matcher's `domain` part); `matched` whether the record's regex matched the paste; `own` the
+    weight of the regex's own words the paste's line holds (Knowing.own). A product's record that
+    a paste never names shares only words with it, whatever the paste's language, when its
+    wording alone found it (a PyTorch `invalid combination of arguments` is not Terraform's `count`
+    and `for_each`) or when its regex matched only words other errors say too (a gRPC record's
+    `connection refused` for a Celery worker's AMQP broker); a regex that matched the product's own
+    rare words (`FailedScheduling`) is the product's error, named or not."""
     if not is_software(rec):
         return True
     domain = rec.domain.lower()
-    if domain in TOOL_DOMAINS and not named and not matched:
+    if domain in TOOL_DOMAINS and not named and not (matched and own >= TOOL_OWN):
         return True
     if language is None:
         return False
-    own = LANGUAGE_OF_DOMAIN.get(domain)
-    if own is not None:
-        return own != language
+    bound = LANGUAGE_OF_DOMAIN.get(domain)
+    if bound is not None:
+        return bound != language
     return domain in TOOL_DOMAINS and not named
 
 

@@ -70,6 +70,9 @@ def knows_of(rec: Record, paste: str, rarity: float = 0.6) -> Knowing:
         ("TypeError: x is not a function\n", None),  # JavaScript has TypeError too
         ("ModuleNotFoundError: Module not found: Error: Can't resolve 'fs'\n", None),  # webpack's class
         ("got ValueError: bad\n", None),  # quoted inside a sentence, not a printed exception
+        # cleo's frames (poetry): `at <file>.py:<line> in <function>`; a JavaScript frame is not one
+        ("  SolverProblemError\n\n  at ~/.venv/lib/python3.10/site-packages/poetry/s.py:159 in _solve\n", "python"),
+        ("    at build.py:3 in main()\n", None),
     ],
 )
 def test_the_language_of_a_paste_is_read_from_its_traceback(paste: str, language: str | None) -> None:
@@ -122,6 +125,11 @@ def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -
     terraform = record("count and for_each", "terraform")
     assert crosses(terraform, None, named=False, matched=False)
     assert not crosses(terraform, None, named=False, matched=True)
+    # a regex that matched the paste finds the product's error only with its own rare words (two
+    # of them), not the words other errors say too (`connection refused`)
+    assert crosses(terraform, None, named=False, matched=True, own=1.99)
+    assert not crosses(terraform, None, named=False, matched=True, own=2.0)
+    assert not crosses(terraform, None, named=True, matched=True, own=0.5)
     assert not crosses(terraform, None, named=True, matched=False)
     assert not crosses(record("pool overlaps", "docker"), None, named=False, matched=False)
 

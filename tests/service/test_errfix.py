@@ -479,3 +479,41 @@ def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one
         finally:
             svc.close()
     assert answers == [(True, "python/unpack"), (True, "corpus/unpack"), (True, "python/unpack-3-2")]
+
+
+def test_a_products_regex_that_matched_only_shared_words_is_not_that_products_error(tmp_path: Path) -> None:
+    """#35: a gRPC record whose regex is `connection refused` is not a Celery worker's AMQP
+    broker refusing (the words are the postgres and node records' too); a gRPC record whose regex
+    matched its own `StatusCode.UNAVAILABLE` is gRPC's error though the paste never says gRPC."""
+
+    def tool(rid: str, domain: str, signature: str, regex: str) -> Record:
+        return Record.model_validate(
+            {
+                "id": rid,
+                "domain": domain,
+                "signature": signature,
+                "regex": regex,
+                "workarounds": [{"action": "check the server", "how": "ss -tlnp"}],
+            }
+        )
+
+    store = open_store(tmp_path / "tools.db", seed=False)
+    store.import_records(
+        [
+            tool("grpc/refused", "grpc", "failed to connect: connection refused", "connection refused"),
+            tool("grpc/unavailable", "grpc", "StatusCode.UNAVAILABLE: server gone", r"StatusCode\.UNAVAILABLE"),
+            tool("pg/refused", "postgres", "could not connect: Connection refused. Is the server up", "server up"),
+            tool("node/refused", "node", "connect ECONNREFUSED 127.0.0.1:3000 connection refused", "ECONNREFUSED"),
+        ]
+    )
+    svc = Errfix(store)
+    try:
+        amqp = (
+            "[10:49:50: ERROR/MainProcess] consumer: Cannot connect to "
+            "amqp://guest:**@127.0.0.1:5672//: [Errno 111] Connection refused.\n"
+        )
+        assert "grpc/refused" not in [m.id for m in svc.diagnose(amqp).matches]
+        d = svc.diagnose('status = StatusCode.UNAVAILABLE\n\tdetails = "upstream went away"\n')
+        assert (d.reply, d.matches[0].id) == (True, "grpc/unavailable")
+    finally:
+        svc.close()
