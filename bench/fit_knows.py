@@ -65,7 +65,7 @@ def samples(tmp: Path) -> list[Sample]:
     for db in ("corpus", "seeds"):
         (tmp / db).mkdir()
         svc = service(tmp / db, with_corpus=db == "corpus")
-        for name in ("dev", "train", "check", "check2", "check3"):
+        for name in ("dev", "train", "check", "check2", "check3", "check4"):
             rows = load_rows(SETS[name])
             judged = verdicts(rows)
             for row in rows:
@@ -99,7 +99,7 @@ def samples(tmp: Path) -> list[Sample]:
 
 def line(knows: Knows, data: list[Sample]) -> str:
     parts = []
-    for group in ("wild-train", "wild-dev", "wild-check", "wild-check2", "wild-check3", "dev", "ml"):
+    for group in ("wild-train", "wild-dev", "wild-check", "wild-check2", "wild-check3", "wild-check4", "dev", "ml"):
         rows = [s for s in data if s.group == group]
         kept = [s for s in rows if knows.knows(s.k)]
         good = sum(s.good for s in rows)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         with args.dump.open("w") as fh:
             for s in data:
                 fh.write(json.dumps({"group": s.group, "key": s.key, "good": s.good, **asdict(s.k)}) + "\n")
-    groups = ("wild-train", "wild-dev", "wild-check", "wild-check2", "wild-check3", "dev", "ml")
+    groups = ("wild-train", "wild-dev", "wild-check", "wild-check2", "wild-check3", "wild-check4", "dev", "ml")
     print(f"{len(data)} samples: " + ", ".join(f"{g} {sum(1 for s in data if s.group == g)}" for g in groups))
     shipped = Knows()
     for words in (1.0, 1.1, 1.15, 1.2, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0):

@@ -15,7 +15,8 @@ Sets:
            read;
   * check2 bench/wild/check2.jsonl: 157 more, collected after the check set's misses were read
            and the rules they taught were written: the blind stand-in until its misses were read;
-  * check3 bench/wild/check3.jsonl: 156 more, collected after check2's lessons were written.
+  * check3 bench/wild/check3.jsonl: 156 more, collected after check2's lessons were written;
+  * check4 bench/wild/check4.jsonl: 135 more, collected after check3's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -56,6 +57,7 @@ SETS = {
     "check": HERE / "check.jsonl",
     "check2": HERE / "check2.jsonl",
     "check3": HERE / "check3.jsonl",
+    "check4": HERE / "check4.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
@@ -72,6 +74,8 @@ BARS: dict[tuple[str, str], dict[str, tuple[str, float]]] = {
     ("check2", "seeds"): {"wrong_rate": ("<=", 0.01)},
     ("check3", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
     ("check3", "seeds"): {"wrong_rate": ("<=", 0.01)},
+    ("check4", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
+    ("check4", "seeds"): {"wrong_rate": ("<=", 0.01)},
 }
 
 Verdicts = dict[tuple[str, str], dict[str, Any]]
