@@ -465,13 +465,21 @@ _TRACEBACK_WORDS = frozenset(_WORD.findall(_TRACEBACK_HEAD.lower()))
 _SCOPED = re.compile(r"@[\w.-]{1,100}/[\w.-]{1,100}")  # an npm package of a scope (`@mui/material`)
 
 
+# A program's source file (`server.js`, `train.py`), and the directories installs write to
+_SOURCE_FILE = re.compile(r"\.(?:[cm]?js|jsx|tsx?|py)$", re.I)
+_INSTALLED = re.compile(r"[\\/](?:node_modules|site-packages|dist-packages)[\\/]", re.I)
+
+
 def _inside(name: str) -> bool:
-    """A package's insides (`pkg.sub.mod`) or the code's own file by a relative path
-    (`./server/server.js`, `pkg/lib/x`), not a whole package: installing one does not reach it. (A
-    machine's file, by its absolute path, is what commands like `chmod` act on.)"""
+    """A package's insides (`pkg.sub.mod`) or the code's own file, by a relative path
+    (`./server/server.js`, `pkg/lib/x`) or by an absolute one to a source file outside the
+    directories installs write to (`/Users/x/app/server.js`): not a whole package, and installing
+    one does not reach it. (Any other file of the machine, by its absolute path, is what commands
+    like `chmod` act on.)"""
     if _LOCATION.fullmatch(name):
-        relative = not _ABSOLUTE.match(name) and not name.startswith("http")
-        return relative and any(c in name for c in "/\\") and not _SCOPED.fullmatch(name)
+        if _ABSOLUTE.match(name):
+            return bool(_SOURCE_FILE.search(name)) and not _INSTALLED.search(name)
+        return not name.startswith("http") and any(c in name for c in "/\\") and not _SCOPED.fullmatch(name)
     return "." in name.strip(".")
 
 

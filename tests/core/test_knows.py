@@ -230,7 +230,10 @@ def test_a_dotted_name_is_a_packages_insides_not_a_missing_package() -> None:
         ("@mui/material", False),  # a scope's package is a whole package
         ("./server/server.js", True),  # the code's own file: installing does not create it
         ("lodash/fp", True),  # a package's insides
-        ("/srv/app/node_modules/x/index.js", False),  # a machine's file (the absolute-path rule's)
+        ("/srv/app/node_modules/x/index.js", False),  # an installed package's file: a reinstall reaches it
+        ("/Users/x/Desktop/app/server.js", True),  # the code's own source file, by its absolute path
+        ("C:\\Users\\x\\app\\main.mjs", True),
+        ("/srv/app/config/settings.json", False),  # a machine's file, no source (the absolute-path rule's)
         ("https://registry.npmjs.org/x", False),
         ("0x7f", False),
     ],
