@@ -332,6 +332,7 @@ class Knowing:
     wrapper: bool = False  # its line is one other errors print beside theirs (none of them in the paste)
     line: str = ""  # the paste's line the record is about (principal_line)
     process_exit: bool = False  # its line says only that a child process failed (a build, an install)
+    child_said: bool = False  # a process exit whose child's own error is in the paste too (`ImportError: …`)
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
 
@@ -344,7 +345,7 @@ _PROCESS_EXIT = re.compile(
     r"|metadata-generation-failed|legacy-install-failure|failed building wheel|could not build wheels"
     r"|failed to build installable wheels|^\s*(?:error: )?failed to build [\w.\- ]{1,200}$"
     r"|command errored out with exit|encountered error while trying to install|\.\.\. error\s*$"
-    r"|failed with (?:error|exit) code"
+    r"|failed with (?:error|exit) (?:code|status)"
     r"|exited with (?:exit )?(?:code|status) [1-9]|\*\*\* \[[^\]\n]{1,200}\] error \d+|build stopped: subcommand failed"
     r"|^\s*(?:subprocess\.)?CalledProcessError\s*$"
     # git runs git-lfs as a filter process: its own output (a download, a server's answer) says why
@@ -355,6 +356,9 @@ _PROCESS_EXIT = re.compile(
     r"|unhandled promise rejection\. this error originated",
     re.I,
 )
+# The weight (bot/core/extract.py) of a line that says why: a language's exception, a compiler's
+# or a tool's `error: …` (1.0, 0.95), not the 0.9 of a tool's `ERROR: …` summary
+CHILD_LINE = 0.95
 _LINES_SEARCHED = 400  # the paste's last lines searched for the one a record's regex matched
 
 
@@ -560,6 +564,7 @@ def knowing(
     its regex recognises (the matcher's `wrapped_lines`)."""
     raw = principal_line(ex, matches)
     regex = found_by(rec.regex, raw)
+    process_exit = bool(_PROCESS_EXIT.search(raw))
     said = _unwrapped(raw)
     klass = {m.group(1).lower() for m in [_CLASS_AT.match(said)] if m}
     text = _LOCATION.sub(" ", said)
@@ -593,7 +598,9 @@ def knowing(
         ),
         catch_all=catch_all,
         wrapper=bool(wrapped_lines) and _same_line(raw) in {_same_line(w) for w in wrapped_lines},
-        process_exit=bool(_PROCESS_EXIT.search(raw)),
+        process_exit=process_exit,
+        child_said=process_exit
+        and any(ln.weight >= CHILD_LINE and not _PROCESS_EXIT.search(ln.raw) for ln in ex.lines),
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.match(said)) and panics_outside_main(ex.text),
         line=raw,
@@ -643,11 +650,13 @@ class Knows:
             # refs` after `! [rejected] … (fetch first)`), and that error is not in the paste:
             # the line says an operation failed, not why, and the record's cause is a guess
             return False
-        if k.process_exit and k.commands < self.commands:
+        if k.process_exit and (k.commands < self.commands or k.child_said):
             # the line says a child process failed (`returned non-zero exit status 1`, `Failed
             # building wheel`): why is in that process's output, and advice on code guesses it;
             # fixes on the environment (build tools, a version with a wheel) are what such a
-            # failure needs whatever its output said
+            # failure needs when its output is not in the paste; when it is (`ImportError: cannot
+            # import name 'packaging' from 'pkg_resources'` above pip's `metadata-generation-
+            # failed`), that line is the error, and a record of the exit guesses past it
             return False
         if k.foreign_panic and k.commands < self.commands:
             # a Go runtime panic inside a tool's own package (git-lfs, kubectl): the tool's bug, which

@@ -486,6 +486,7 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("× Encountered error while trying to install package.", True),
         ("    Running setup.py install for apex ... error", True),
         ("error: command '/usr/bin/gcc' failed with exit code 1", True),
+        ("error: command 'x86_64-linux-gnu-gcc' failed with exit status 1", True),
         ("Error: process exited with code 2", True),
         ("the build command exited with status 1", True),
         ("Command python setup.py egg_info failed with error code 1 in /tmp/pip-build", True),
@@ -522,6 +523,27 @@ def test_a_process_exit_is_known_only_to_fixes_on_the_environment() -> None:
     # half the fixes commands on the environment: the failure is theirs to act on
     tools = record(code.regex, fixes=("sudo apt install build-essential", "print(e.stderr)"))
     assert Knows().knows(knows_of(tools, line, rarity=1.0))
+
+
+@pytest.mark.parametrize(
+    ("above", "child_said"),
+    [
+        ("ImportError: cannot import name 'packaging' from 'pkg_resources'", True),  # an exception: 1.0
+        ("csrc/nn/cloneable.h:57:71: error: invalid static_cast from type", True),  # a compiler's: 0.95
+        ("error: subprocess-exited-with-error", False),  # another exit
+        ("ERROR: could not find ninja in PATH", False),  # a tool's summary: 0.9
+        ("note: This error originates from a subprocess", False),
+    ],
+)
+def test_a_process_exit_whose_childs_error_is_in_the_paste_is_not_known_to_its_record(
+    above: str, child_said: bool
+) -> None:
+    """The child's own error line, when the paste holds it, says why the process failed: a record
+    of the exit, even one whose fixes act on the environment, guesses past it."""
+    tools = record(r"metadata-generation-failed", fixes=("sudo apt install build-essential", "pip install -U pip"))
+    k = knows_of(tools, f"{above}\nerror: metadata-generation-failed\n", rarity=1.0)
+    assert (k.process_exit, k.child_said) == (True, child_said)
+    assert Knows().knows(k) is not child_said
 
 
 def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> None:
