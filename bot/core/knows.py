@@ -42,7 +42,6 @@ to *know* the error:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -194,10 +193,15 @@ _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("rust", re.compile(r"panicked at |^error\[E\d{4}\]|^\s*--> [^\s:]{1,300}\.rs:\d+:\d+", re.M)),
     ("dotnet", re.compile(r"\.cs:line \d+|^\s*at [\w.]{1,300}\([^)\n]{0,200}\) in ", re.M)),
 ]
-# The weight of its own words (Knowing.own: each word by its rarity, a code name 3) a product's
-# regex must find in a paste that never names the product: two rare words, more than the shared
-# words of a `connection refused` (1.0) or `version solving failed` (1.6)
-TOOL_OWN = 2.0
+# The messages of the OS's errors (POSIX strerror and getaddrinfo, and their E-codes): every
+# program on the machine prints them, whatever it is
+_OS_MESSAGES = (
+    "connection refused|connection reset by peer|connection timed out|connection aborted"
+    "|no such file or directory|permission denied|operation not permitted|address already in use"
+    "|no space left on device|broken pipe|network is unreachable|no route to host|too many open files"
+    "|resource temporarily unavailable|cannot allocate memory|name or service not known"
+    "|temporary failure in name resolution|econnrefused|econnreset|etimedout|enoent|eacces|eaddrinuse"
+)
 _LANGUAGE_HEAD = 200_000  # evidence is read from the paste's tail (where errors are), bounded
 
 
@@ -213,21 +217,22 @@ def is_software(rec: Record) -> bool:
     return rec.domain.lower() not in NON_SOFTWARE_DOMAINS
 
 
-def crosses(rec: Record, language: str | None, named: bool, matched: bool = True, own: float = math.inf) -> bool:
+def crosses(rec: Record, language: str | None, named: bool, matched: bool = True, os_only: bool = False) -> bool:
     """The record is another ecosystem's than the paste's: never its answer.
 
     `language` is paste_language's; `named` whether the paste names the record's domain (the
-    matcher's `domain` part); `matched` whether the record's regex matched the paste; `own` the
-    weight of the regex's own words the paste's line holds (Knowing.own). A product's record that
-    a paste never names shares only words with it, whatever the paste's language, when its
-    wording alone found it (a PyTorch `invalid combination of arguments` is not Terraform's `count`
-    and `for_each`) or when its regex matched only words other errors say too (a gRPC record's
-    `connection refused` for a Celery worker's AMQP broker); a regex that matched the product's own
-    rare words (`FailedScheduling`) is the product's error, named or not."""
+    matcher's `domain` part); `matched` whether the record's regex matched the paste; `os_only`
+    whether the words it matched there are only an OS error's message (Knowing.os_only). A
+    product's record that a paste never names shares only words with it, whatever the paste's
+    language, when its wording alone found it (a PyTorch `invalid combination of arguments` is not
+    Terraform's `count` and `for_each`) or when its regex matched only the OS's message, which
+    reaches every program's output (a gRPC record's `connection refused` for a Celery worker's
+    AMQP broker); a regex that matched the product's own words (`FailedScheduling`, `cannot re-use
+    a name that is still in use`) is the product's error, named or not."""
     if not is_software(rec):
         return True
     domain = rec.domain.lower()
-    if domain in TOOL_DOMAINS and not named and not (matched and own >= TOOL_OWN):
+    if domain in TOOL_DOMAINS and not named and (not matched or os_only):
         return True
     if language is None:
         return False
@@ -240,6 +245,7 @@ def crosses(rec: Record, language: str | None, named: bool, matched: bool = True
 # ---- knowing ------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[a-z][a-z0-9_]{1,40}")
+_OS_WORDS = frozenset(_WORD.findall(_OS_MESSAGES))
 # Where an error happened is not what it is: paths, file:line locations and addresses are left out
 # of the words an error line is judged by.
 _LOCATION = re.compile(
@@ -335,6 +341,7 @@ class Knowing:
     child_said: bool = False  # a process exit whose child's own error is in the paste too (`ImportError: …`)
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
+    os_only: bool = False  # the regex's own words in the line are only an OS error's message
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -548,6 +555,29 @@ def _quoted_literals(pattern: str) -> list[set[str]]:
     return places
 
 
+# A code an error gives (`exitcode: -9`, `errno 13`, `status 404`, `signal 11`): which one is the
+# error's identity, as much as a quoted name (a count, `takes 3 positional arguments`, is not)
+_NUMBERED = re.compile(r"\b(exit ?code|exit status|status(?: code)?|code|errno|error|signal)\W{1,3}(\d{1,6})\b", re.I)
+_NUMBERS_READ = 20_000  # the paste's last characters read for the numbers it gives
+
+
+def _other_number(regex: str, text: str) -> bool:
+    """The regex pins a number after a word (`failed \\(exitcode: -9\\)`) and the paste gives that
+    word only other numbers (`failed (exitcode: -11)`): a sibling error (a segfault, not the OOM
+    killer's SIGKILL)."""
+    pinned: dict[str, set[str]] = {}
+    for word, number in _NUMBERED.findall(regex.replace("\\", "")):
+        pinned.setdefault(word.lower().replace(" ", ""), set()).add(number)
+    if not pinned:
+        return False
+    given: dict[str, set[str]] = {}
+    for word, number in _NUMBERED.findall(text):
+        key = word.lower().replace(" ", "")
+        if key in pinned:
+            given.setdefault(key, set()).add(number)
+    return any(numbers and not numbers & pinned[word] for word, numbers in given.items())
+
+
 def knowing(
     rec: Record,
     ex: Extracted,
@@ -584,15 +614,20 @@ def knowing(
     # `root() takes 0 positional arguments` is not `Flask.__call__() takes 3 positional arguments`
     regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(said))
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
+    other_number = _other_number(rec.regex, ex.text[-_NUMBERS_READ:])
+    in_line = (own - codes) & line_words
     return Knowing(
         absorbed=len(absorbed),
         dotted=any(_inside(n) for n in absorbed),
-        own=round(sum(rarity(w) for w in (own - codes) & line_words) + CODE_WEIGHT * len(codes), 4),
+        own=round(sum(rarity(w) for w in in_line) + CODE_WEIGHT * len(codes), 4),
         bare=not own,
         commands=round(command_share(rec), 4),
         matched=matches(raw),
         # a place the regex quotes a name for holds none of its names in the line
-        other_name=other_call or bool(quoted) and any(not names & quoted for names in _quoted_literals(regex)),
+        other_name=other_call
+        or other_number
+        or bool(quoted)
+        and any(not names & quoted for names in _quoted_literals(regex)),
         slots=sum(
             1 for n in {m.group(1).lower() for m in _SLOT.finditer(said)} if not set(_WORD.findall(n)) <= wording
         ),
@@ -603,6 +638,7 @@ def knowing(
         and any(ln.weight >= CHILD_LINE and not _PROCESS_EXIT.search(ln.raw) for ln in ex.lines),
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.match(said)) and panics_outside_main(ex.text),
+        os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),

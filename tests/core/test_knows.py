@@ -125,13 +125,30 @@ def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -
     terraform = record("count and for_each", "terraform")
     assert crosses(terraform, None, named=False, matched=False)
     assert not crosses(terraform, None, named=False, matched=True)
-    # a regex that matched the paste finds the product's error only with its own rare words (two
-    # of them), not the words other errors say too (`connection refused`)
-    assert crosses(terraform, None, named=False, matched=True, own=1.99)
-    assert not crosses(terraform, None, named=False, matched=True, own=2.0)
-    assert not crosses(terraform, None, named=True, matched=True, own=0.5)
+    # a regex that matched the paste finds the product's error only with the product's own words,
+    # not the OS's message every program prints (`connection refused`)
+    assert crosses(terraform, None, named=False, matched=True, os_only=True)
+    assert not crosses(terraform, None, named=True, matched=True, os_only=True)
     assert not crosses(terraform, None, named=True, matched=False)
     assert not crosses(record("pool overlaps", "docker"), None, named=False, matched=False)
+
+
+@pytest.mark.parametrize(
+    ("regex", "line", "os_only"),
+    [
+        (
+            "(connection refused|connect.*ECONNREFUSED)",
+            "consumer: Cannot connect to amqp://q:5672//: Connection refused.",
+            True,
+        ),
+        ("No space left on device", "OSError: [Errno 28] No space left on device", True),
+        ("cannot re-use a name that is still in use", "Error: cannot re-use a name that is still in use", False),
+        ("StatusCode.*Connection refused", "StatusCode.UNAVAILABLE: Connection refused", False),  # and a code
+        ("ServerSelectionTimeoutError", "ServerSelectionTimeoutError: localhost:27017: Connection refused", False),
+    ],
+)
+def test_a_regex_that_matched_only_an_os_message_is_os_only(regex: str, line: str, os_only: bool) -> None:
+    assert knows_of(record(regex), line + "\n").os_only is os_only
 
 
 def test_a_record_that_is_not_a_software_error_answers_nothing() -> None:
@@ -367,6 +384,29 @@ def test_a_regex_quoting_another_name_than_the_paste_is_a_look_alike() -> None:
     assert not Knows().knows(k)
     same = knows_of(rec, PY_TRACEBACK + "TypeError: 'module' object is not callable\n", rarity=1.0)
     assert (same.matched, same.other_name) == (True, False) and Knows().knows(same)
+
+
+@pytest.mark.parametrize(
+    ("tail", "other"),
+    [
+        ("failed (exitcode: -11) local_rank: 0 (pid: 14954)", True),  # a segfault, not SIGKILL
+        ("failed (exitcode: -9) local_rank: 0 (pid: 14954)", False),
+        ("failed (exitcode: -11) local_rank: 0\nSignal 9 (SIGKILL) received by PID 14954", True),
+        ("failed (exitcode: -11) then failed (exitcode: -9)", False),  # the pinned code among others
+        ("failed local_rank: 0 (pid: 14954)", False),  # no code given
+        ("failed (exit code: 11) local_rank: 0", True),  # `exit code` is `exitcode`
+    ],
+)
+def test_a_regex_pinning_another_code_than_the_paste_gives_is_a_look_alike(tail: str, other: bool) -> None:
+    rec = record(r"failed \(exitcode: -9\) local_rank: \d+")
+    assert knows_of(rec, PY_TRACEBACK + tail + "\n").other_name is other
+
+
+def test_the_codes_a_paste_gives_are_read_from_its_last_20000_characters() -> None:
+    rec = record(r"failed \(exitcode: -9\)")
+    line = "failed (exitcode: -11)\n"
+    assert knows_of(rec, line + "x" * (20_000 - len(line)) + "\n").other_name
+    assert not knows_of(rec, line + "x" * 20_000 + "\n").other_name
 
 
 def test_each_alternative_a_regex_quotes_is_a_name_it_quotes() -> None:

@@ -481,9 +481,9 @@ def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one
     assert answers == [(True, "python/unpack"), (True, "corpus/unpack"), (True, "python/unpack-3-2")]
 
 
-def test_a_products_regex_that_matched_only_shared_words_is_not_that_products_error(tmp_path: Path) -> None:
-    """#35: a gRPC record whose regex is `connection refused` is not a Celery worker's AMQP
-    broker refusing (the words are the postgres and node records' too); a gRPC record whose regex
+def test_a_products_regex_that_matched_only_an_os_message_is_not_that_products_error(tmp_path: Path) -> None:
+    """#35: a gRPC record whose regex is `connection refused` (the OS's message, which every
+    program prints) is not a Celery worker's AMQP broker refusing; a gRPC record whose regex
     matched its own `StatusCode.UNAVAILABLE` is gRPC's error though the paste never says gRPC."""
 
     def tool(rid: str, domain: str, signature: str, regex: str) -> Record:
