@@ -561,17 +561,25 @@ _NUMBERED = re.compile(r"\b(exit ?code|exit status|status(?: code)?|code|errno|e
 _NUMBERS_READ = 20_000  # the paste's last characters read for the numbers it gives
 
 
-def _other_number(regex: str, text: str) -> bool:
-    """The regex pins a number after a word (`failed \\(exitcode: -9\\)`) and the paste gives that
-    word only other numbers (`failed (exitcode: -11)`): a sibling error (a segfault, not the OOM
-    killer's SIGKILL)."""
+@lru_cache(maxsize=4096)
+def _pinned_codes(regex: str) -> dict[str, frozenset[str]]:
+    """The codes a regex pins, by the word before them (`exitcode` -> {"9"}); cached: a record's
+    regex is read once, not for every paste it is a candidate for."""
     pinned: dict[str, set[str]] = {}
     for word, number in _NUMBERED.findall(regex.replace("\\", "")):
         pinned.setdefault(word.lower().replace(" ", ""), set()).add(number)
+    return {word: frozenset(numbers) for word, numbers in pinned.items()}
+
+
+def _other_number(regex: str, text: str) -> bool:
+    """The regex pins a number after a word (`failed \\(exitcode: -9\\)`) and the paste's tail gives
+    that word only other numbers (`failed (exitcode: -11)`): a sibling error (a segfault, not the
+    OOM killer's SIGKILL)."""
+    pinned = _pinned_codes(regex)
     if not pinned:
         return False
     given: dict[str, set[str]] = {}
-    for word, number in _NUMBERED.findall(text):
+    for word, number in _NUMBERED.findall(text[-_NUMBERS_READ:]):
         key = word.lower().replace(" ", "")
         if key in pinned:
             given.setdefault(key, set()).add(number)
@@ -614,7 +622,7 @@ def knowing(
     # `root() takes 0 positional arguments` is not `Flask.__call__() takes 3 positional arguments`
     regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(said))
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
-    other_number = _other_number(rec.regex, ex.text[-_NUMBERS_READ:])
+    other_number = _other_number(rec.regex, ex.text)
     in_line = (own - codes) & line_words
     return Knowing(
         absorbed=len(absorbed),
