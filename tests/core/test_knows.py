@@ -130,6 +130,7 @@ def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -
     assert crosses(terraform, None, named=False, matched=True, os_only=True)
     assert not crosses(terraform, None, named=True, matched=True, os_only=True)
     assert not crosses(terraform, None, named=True, matched=False)
+    assert not crosses(terraform, None, named=False)  # whether its regex matched unknown: trusted
     assert not crosses(record("pool overlaps", "docker"), None, named=False, matched=False)
 
 
@@ -252,6 +253,7 @@ def test_a_dotted_name_is_a_packages_insides_not_a_missing_package() -> None:
         ("C:\\Users\\x\\app\\main.mjs", True),
         ("/srv/app/config/settings.json", False),  # a machine's file, no source (the absolute-path rule's)
         ("https://registry.npmjs.org/x", False),
+        ("vue.", False),  # a dot that ends a name, or begins one, separates nothing
         ("0x7f", False),
     ],
 )
