@@ -561,6 +561,11 @@ _NUMBERED = re.compile(r"\b(exit ?code|exit status|status(?: code)?|code|errno|e
 _NUMBERS_READ = 20_000  # the paste's last characters read for the numbers it gives
 
 
+# A native library's file (`libcuda.so.1`, `cudnn64_8.dll`, `libomp.dylib`): which one failed to
+# load is the error's identity
+_LIBRARY = re.compile(r"\b[\w+-]{1,100}(?:\.[\w+-]{1,40})*?\.(?:so(?:\.\d+)*|dll|dylib|pyd)\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _pinned_codes(regex: str) -> dict[str, frozenset[str]]:
     """The codes a regex pins, by the word before them (`exitcode` -> {"9"}); cached: a record's
@@ -623,6 +628,9 @@ def knowing(
     regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(said))
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
     other_number = _other_number(rec.regex, ex.text)
+    # a native library the regex names (`libcuda\.so\.1`) and the line names another (`libbitsandbytes_cpu.so`)
+    regex_libs, line_libs = set(_LIBRARY.findall(regex.replace("\\", ""))), set(_LIBRARY.findall(said))
+    other_library = bool(regex_libs and line_libs and not regex_libs & line_libs)
     in_line = (own - codes) & line_words
     return Knowing(
         absorbed=len(absorbed),
@@ -634,6 +642,7 @@ def knowing(
         # a place the regex quotes a name for holds none of its names in the line
         other_name=other_call
         or other_number
+        or other_library
         or bool(quoted)
         and any(not names & quoted for names in _quoted_literals(regex)),
         slots=sum(

@@ -404,6 +404,20 @@ def test_a_regex_pinning_another_code_than_the_paste_gives_is_a_look_alike(tail:
     assert knows_of(rec, PY_TRACEBACK + tail + "\n").other_name is other
 
 
+@pytest.mark.parametrize(
+    ("line", "other"),
+    [
+        ("OSError: /opt/bnb/libbitsandbytes_cpu.so: cannot open shared object file: No such file", True),
+        ("OSError: libcuda.so.1: cannot open shared object file: No such file or directory", False),
+        ("ImportError: DLL load failed while importing _C: cudnn64_8.dll", True),
+        ("OSError: cannot open shared object file: No such file or directory", False),  # names none
+    ],
+)
+def test_a_regex_naming_another_native_library_than_the_line_is_a_look_alike(line: str, other: bool) -> None:
+    rec = record(r"libcuda\.so\.1: cannot open shared object file")
+    assert knows_of(rec, line + "\n").other_name is other
+
+
 def test_the_codes_a_paste_gives_are_read_from_its_last_20000_characters() -> None:
     rec = record(r"failed \(exitcode: -9\)")
     line = "failed (exitcode: -11)\n"
