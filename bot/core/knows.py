@@ -631,6 +631,11 @@ def knowing(
     # a native library the regex names (`libcuda\.so\.1`) and the line names another (`libbitsandbytes_cpu.so`)
     regex_libs, line_libs = set(_LIBRARY.findall(regex.replace("\\", ""))), set(_LIBRARY.findall(said))
     other_library = bool(regex_libs and line_libs and not regex_libs & line_libs)
+    # the record's domain named only inside a name the line quotes (`module 'tensorflow.keras' has
+    # no attribute`) is that name, the error's place, not a word of its message
+    domain = rec.domain.lower()
+    if domain in own and domain not in _WORD.findall(_QUOTED.sub(" ", text).lower()):
+        own = own - {domain}
     in_line = (own - codes) & line_words
     return Knowing(
         absorbed=len(absorbed),

@@ -418,6 +418,18 @@ def test_a_regex_naming_another_native_library_than_the_line_is_a_look_alike(lin
     assert knows_of(rec, line + "\n").other_name is other
 
 
+def test_a_records_domain_named_only_inside_a_quoted_name_is_the_name_not_the_message() -> None:
+    """`module 'tensorflow.keras' has no attribute 'load_model'`: the regex's `tensorflow` is the
+    quoted module's name, so the regex says only `module … no attribute`, a template for any name."""
+    rec = record(r"module.*tensorflow.*no attribute", domain="tensorflow", fixes=("use tf.compat.v1",))
+    quoted = knows_of(
+        rec, PY_TRACEBACK + "AttributeError: module 'tensorflow.keras' has no attribute 'load_model'\n", 0.5
+    )
+    assert (quoted.own, Knows().knows(quoted)) == (1.0, False)
+    said = knows_of(rec, PY_TRACEBACK + "AttributeError: module tensorflow has no attribute 'load_model'\n", 0.5)
+    assert (said.own, Knows().knows(said)) == (1.5, True)
+
+
 def test_the_codes_a_paste_gives_are_read_from_its_last_20000_characters() -> None:
     rec = record(r"failed \(exitcode: -9\)")
     line = "failed (exitcode: -11)\n"
