@@ -193,15 +193,6 @@ _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("rust", re.compile(r"panicked at |^error\[E\d{4}\]|^\s*--> [^\s:]{1,300}\.rs:\d+:\d+", re.M)),
     ("dotnet", re.compile(r"\.cs:line \d+|^\s*at [\w.]{1,300}\([^)\n]{0,200}\) in ", re.M)),
 ]
-# The messages of the OS's errors (POSIX strerror and getaddrinfo, and their E-codes): every
-# program on the machine prints them, whatever it is
-_OS_MESSAGES = (
-    "connection refused|connection reset by peer|connection timed out|connection aborted"
-    "|no such file or directory|permission denied|operation not permitted|address already in use"
-    "|no space left on device|broken pipe|network is unreachable|no route to host|too many open files"
-    "|resource temporarily unavailable|cannot allocate memory|name or service not known"
-    "|temporary failure in name resolution|econnrefused|econnreset|etimedout|enoent|eacces|eaddrinuse"
-)
 _LANGUAGE_HEAD = 200_000  # evidence is read from the paste's tail (where errors are), bounded
 
 
@@ -245,6 +236,15 @@ def crosses(rec: Record, language: str | None, named: bool, matched: bool = True
 # ---- knowing ------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[a-z][a-z0-9_]{1,40}")
+# The messages of the OS's errors (POSIX strerror and getaddrinfo, and their E-codes): every
+# program on the machine prints them, whatever it is
+_OS_MESSAGES = (
+    "connection refused|connection reset by peer|connection timed out|connection aborted"
+    "|no such file or directory|permission denied|operation not permitted|address already in use"
+    "|no space left on device|broken pipe|network is unreachable|no route to host|too many open files"
+    "|resource temporarily unavailable|cannot allocate memory|name or service not known"
+    "|temporary failure in name resolution|econnrefused|econnreset|etimedout|enoent|eacces|eaddrinuse"
+)
 _OS_WORDS = frozenset(_WORD.findall(_OS_MESSAGES))
 # Where an error happened is not what it is: paths, file:line locations and addresses are left out
 # of the words an error line is judged by.
@@ -627,7 +627,7 @@ def knowing(
     # `root() takes 0 positional arguments` is not `Flask.__call__() takes 3 positional arguments`
     regex_calls, line_calls = set(_REGEX_CALL.findall(regex)), set(_LINE_CALL.findall(said))
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
-    other_number = _other_number(rec.regex, ex.text)
+    other_number = _other_number(regex, ex.text)
     # a native library the regex names (`libcuda\.so\.1`) and the line names another (`libbitsandbytes_cpu.so`)
     regex_libs, line_libs = set(_LIBRARY.findall(regex.replace("\\", ""))), set(_LIBRARY.findall(said))
     other_library = bool(regex_libs and line_libs and not regex_libs & line_libs)
