@@ -16,7 +16,8 @@ Sets:
   * check2 bench/wild/check2.jsonl: 157 more, collected after the check set's misses were read
            and the rules they taught were written: the blind stand-in until its misses were read;
   * check3 bench/wild/check3.jsonl: 156 more, collected after check2's lessons were written;
-  * check4 bench/wild/check4.jsonl: 135 more, collected after check3's lessons were written.
+  * check4 bench/wild/check4.jsonl: 135 more, collected after check3's lessons were written;
+  * check5 bench/wild/check5.jsonl: 103 more, collected after check4's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -58,6 +59,7 @@ SETS = {
     "check2": HERE / "check2.jsonl",
     "check3": HERE / "check3.jsonl",
     "check4": HERE / "check4.jsonl",
+    "check5": HERE / "check5.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
@@ -76,6 +78,8 @@ BARS: dict[tuple[str, str], dict[str, tuple[str, float]]] = {
     ("check3", "seeds"): {"wrong_rate": ("<=", 0.01)},
     ("check4", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
     ("check4", "seeds"): {"wrong_rate": ("<=", 0.01)},
+    ("check5", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
+    ("check5", "seeds"): {"wrong_rate": ("<=", 0.01)},
 }
 
 Verdicts = dict[tuple[str, str], dict[str, Any]]
