@@ -168,6 +168,17 @@ TOOL_DOMAINS = frozenset(
 # Evidence of the language a paste's program was written in: (language, pattern), each linear.
 _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
     ("python", re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"\n]{1,400}\", line \d+", re.M)),
+    # a Python program run (`python train.py`, `python3 -c "import torch"`, `python -m pip`): what
+    # follows is its output
+    ("python", re.compile(r"\bpython[0-9.]{0,5}(?:\.exe)?[ \t]+(?:-[cm][ \t]|[^\s'\"]{1,300}\.py\b)")),
+    # Python code pasted with its output: `import torch`, `from x.y import z` on a line of their own
+    (
+        "python",
+        re.compile(
+            r"^[ \t]*(?:import [a-z_][\w.]{0,100}(?: as \w+)?|from [a-z_.][\w.]{0,100} import [\w, ()*]{1,200})[ \t]*$",
+            re.M,
+        ),
+    ),
     # cleo's frames (poetry, and other cleo programs): `at ~/…/site-packages/poetry/solver.py:159 in _solve`
     ("python", re.compile(r"^\s*at [^\s\n][^\n]{0,300}\.py:\d+ in \w+\s*$", re.M)),
     # an exception class only Python's builtins have, at a line's start (a log without traceback;
@@ -355,6 +366,9 @@ _PROCESS_EXIT = re.compile(
     r"|failed with (?:error|exit) (?:code|status)"
     r"|exited with (?:exit )?(?:code|status) [1-9]|\*\*\* \[[^\]\n]{1,200}\] error \d+|build stopped: subcommand failed"
     r"|^\s*(?:subprocess\.)?CalledProcessError\s*$"
+    # the shell's report of a process a signal killed: which code crashed, and why, is above it
+    r"|^\s*(?:[\w./-]{1,100}: )?(?:line \d+: +\d+ )?(?:segmentation fault|aborted|bus error|illegal instruction"
+    r"|floating point exception)(?:\s+\(core dumped\))?(?:\s|$)"
     # git runs git-lfs as a filter process: its own output (a download, a server's answer) says why
     r"|external filter [^\n]{1,200} failed|(?:smudge|clean) filter [\w-]{1,40} failed"
     # pydantic's summary of a model's validation: which field failed, and why, is on the lines below

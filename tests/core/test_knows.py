@@ -73,6 +73,13 @@ def knows_of(rec: Record, paste: str, rarity: float = 0.6) -> Knowing:
         # cleo's frames (poetry): `at <file>.py:<line> in <function>`; a JavaScript frame is not one
         ("  SolverProblemError\n\n  at ~/.venv/lib/python3.10/site-packages/poetry/s.py:159 in _solve\n", "python"),
         ("    at build.py:3 in main()\n", None),
+        # a Python program run, or Python code, pasted beside its output
+        ("zsh: segmentation fault (core dumped)  python project/test.py\n", "python"),
+        ('~$ python3 -c "import torch"\nSegmentation fault (core dumped)\n', "python"),
+        ("import torch\ntorch.ger(a, b)\nSegmentation fault (core dumped)\n", "python"),
+        ("from a.b import c, d\nAborted\n", "python"),
+        ("I run python 3.10 and it crashed\n", None),
+        ("import { x } from 'y'\n", None),
     ],
 )
 def test_the_language_of_a_paste_is_read_from_its_traceback(paste: str, language: str | None) -> None:
@@ -567,7 +574,13 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("pydantic.error_wrappers.ValidationError: 1 validation error for LlamaCpp", True),
         ("ValidationError: 2 validation errors for Settings", True),
         ("(node:7465) UnhandledPromiseRejectionWarning: Unhandled promise rejection. This error originated", True),
+        ("Segmentation fault (core dumped)", True),
+        ("zsh: segmentation fault (core dumped)  python project/test.py", True),
+        ("./run.sh: line 3:  4242 Aborted                 (core dumped) ./a.out", True),
+        ("Illegal instruction", True),
         # a line that says why: not a child's exit
+        ("Fatal Python error: Segmentation fault", False),
+        ("a segmentation fault happens when the tensor is empty", False),
         ("make: *** No rule to make target 'install'.  Stop.", False),
         ("failed to build: failed to solve: rpc error: code = Unknown", False),
         ("Process exited with code 0", False),
