@@ -254,7 +254,7 @@ _OS_MESSAGES = (
     "|no such file or directory|permission denied|operation not permitted|address already in use"
     "|no space left on device|broken pipe|network is unreachable|no route to host|too many open files"
     "|resource temporarily unavailable|cannot allocate memory|name or service not known"
-    "|temporary failure in name resolution|econnrefused|econnreset|etimedout|enoent|eacces|eaddrinuse"
+    "|temporary failure in name resolution|econnrefused|econnreset|etimedout|enoent|eacces|eaddrinuse|errno"
 )
 _OS_WORDS = frozenset(_WORD.findall(_OS_MESSAGES))
 # Where an error happened is not what it is: paths, file:line locations and addresses are left out

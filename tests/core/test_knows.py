@@ -150,6 +150,7 @@ def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -
             True,
         ),
         ("No space left on device", "OSError: [Errno 28] No space left on device", True),
+        (r"\[Errno 111\] Connection refused", "ConnectionRefusedError: [Errno 111] Connection refused", True),
         ("cannot re-use a name that is still in use", "Error: cannot re-use a name that is still in use", False),
         ("StatusCode.*Connection refused", "StatusCode.UNAVAILABLE: Connection refused", False),  # and a code
         ("ServerSelectionTimeoutError", "ServerSelectionTimeoutError: localhost:27017: Connection refused", False),
