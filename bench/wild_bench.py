@@ -65,21 +65,15 @@ JUDGMENTS = HERE / "judgments.jsonl"
 
 # (set, database) -> figure -> (op, bar). The "Done when" is on corpus + seeds; the seeds-only
 # figures are printed and held to the wrong-answer bar too.
+# The held-out set's bars, which every set collected blind (the check sets) is held to as well
+HELD_OUT = {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)}
 BARS: dict[tuple[str, str], dict[str, tuple[str, float]]] = {
-    ("dev", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01), "helpful": (">=", 5)},
-    ("dev", "seeds"): {"wrong_rate": ("<=", 0.01)},
+    ("dev", "corpus"): {**HELD_OUT, "helpful": (">=", 5)},
+    ("dev", "seeds"): {"wrong_rate": HELD_OUT["wrong_rate"]},
     ("train", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.02)},
     ("train", "seeds"): {"wrong_rate": ("<=", 0.02)},
-    ("check", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
-    ("check", "seeds"): {"wrong_rate": ("<=", 0.01)},
-    ("check2", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
-    ("check2", "seeds"): {"wrong_rate": ("<=", 0.01)},
-    ("check3", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
-    ("check3", "seeds"): {"wrong_rate": ("<=", 0.01)},
-    ("check4", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
-    ("check4", "seeds"): {"wrong_rate": ("<=", 0.01)},
-    ("check5", "corpus"): {"helpful_share": (">=", 0.70), "wrong_rate": ("<=", 0.01)},
-    ("check5", "seeds"): {"wrong_rate": ("<=", 0.01)},
+    **{(name, "corpus"): HELD_OUT for name in SETS if name.startswith("check")},
+    **{(name, "seeds"): {"wrong_rate": HELD_OUT["wrong_rate"]} for name in SETS if name.startswith("check")},
 }
 
 Verdicts = dict[tuple[str, str], dict[str, Any]]
