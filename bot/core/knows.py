@@ -571,7 +571,7 @@ def _quoted_literals(pattern: str) -> list[set[str]]:
 
 # A code an error gives (`exitcode: -9`, `errno 13`, `status 404`, `signal 11`): which one is the
 # error's identity, as much as a quoted name (a count, `takes 3 positional arguments`, is not)
-_NUMBERED = re.compile(r"\b(exit ?code|exit status|status(?: code)?|code|errno|error|signal)\W{1,3}(\d{1,6})\b", re.I)
+_NUMBERED = re.compile(r"\b(exit ?code|status|code|errno|error|signal)\W{1,3}(\d{1,6})\b", re.I)
 _NUMBERS_READ = 20_000  # the paste's last characters read for the numbers it gives
 
 

@@ -142,6 +142,38 @@ def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -
 
 
 @pytest.mark.parametrize(
+    "message",
+    [
+        "Connection refused",
+        "Connection reset by peer",
+        "Connection timed out",
+        "Connection aborted",
+        "No such file or directory",
+        "Permission denied",
+        "Operation not permitted",
+        "Address already in use",
+        "No space left on device",
+        "Broken pipe",
+        "Network is unreachable",
+        "No route to host",
+        "Too many open files",
+        "Resource temporarily unavailable",
+        "Cannot allocate memory",
+        "Name or service not known",
+        "Temporary failure in name resolution",
+        "ECONNREFUSED",
+        "ECONNRESET",
+        "ETIMEDOUT",
+        "ENOENT",
+        "EACCES",
+        "EADDRINUSE",
+    ],
+)
+def test_each_os_error_message_is_the_oss(message: str) -> None:
+    assert knows_of(record(message), f"error: {message}\n").os_only
+
+
+@pytest.mark.parametrize(
     ("regex", "line", "os_only"),
     [
         (
@@ -258,6 +290,9 @@ def test_a_dotted_name_is_a_packages_insides_not_a_missing_package() -> None:
         ("lodash/fp", True),  # a package's insides
         ("/srv/app/node_modules/x/index.js", False),  # an installed package's file: a reinstall reaches it
         ("/Users/x/Desktop/app/server.js", True),  # the code's own source file, by its absolute path
+        ("/home/u/app/train.py", True),
+        ("/home/u/.venv/lib/python3.11/site-packages/x/y.py", False),  # an installed package's file
+        ("/usr/lib/python3/dist-packages/x/y.py", False),
         ("C:\\Users\\x\\app\\main.mjs", True),
         ("/srv/app/config/settings.json", False),  # a machine's file, no source (the absolute-path rule's)
         ("https://registry.npmjs.org/x", False),
@@ -405,6 +440,7 @@ def test_a_regex_quoting_another_name_than_the_paste_is_a_look_alike() -> None:
         ("failed (exitcode: -11) then failed (exitcode: -9)", False),  # the pinned code among others
         ("failed local_rank: 0 (pid: 14954)", False),  # no code given
         ("failed (exit code: 11) local_rank: 0", True),  # `exit code` is `exitcode`
+        ("failed (exit status: 11) local_rank: 0", False),  # another word than the regex pins
     ],
 )
 def test_a_regex_pinning_another_code_than_the_paste_gives_is_a_look_alike(tail: str, other: bool) -> None:
@@ -418,6 +454,8 @@ def test_a_regex_pinning_another_code_than_the_paste_gives_is_a_look_alike(tail:
         ("OSError: /opt/bnb/libbitsandbytes_cpu.so: cannot open shared object file: No such file", True),
         ("OSError: libcuda.so.1: cannot open shared object file: No such file or directory", False),
         ("ImportError: DLL load failed while importing _C: cudnn64_8.dll", True),
+        ("OSError: dlopen(/opt/lib/libomp.dylib, 6): image not found", True),
+        ("ImportError: DLL load failed while importing _ext: _ext.cp310-win_amd64.pyd", True),
         ("OSError: cannot open shared object file: No such file or directory", False),  # names none
     ],
 )
@@ -436,6 +474,21 @@ def test_a_records_domain_named_only_inside_a_quoted_name_is_the_name_not_the_me
     assert (quoted.own, Knows().knows(quoted)) == (1.0, False)
     said = knows_of(rec, PY_TRACEBACK + "AttributeError: module tensorflow has no attribute 'load_model'\n", 0.5)
     assert (said.own, Knows().knows(said)) == (1.5, True)
+
+
+@pytest.mark.parametrize(
+    ("regex", "line"),
+    [
+        (r"\[Errno 13\] Permission denied", "PermissionError: [Errno 1] Permission denied"),
+        (r"HTTP status 404", "requests failed: HTTP status 403"),
+        (r"HTTP Error 404: Not Found", "urllib.error.HTTPError: HTTP Error 403: Not Found"),
+        (r"killed by signal 9", "worker killed by signal 11"),
+        (r"exited with code 137", "container exited with code 1"),
+        (r"exit status 2", "make failed: exit status 1"),
+    ],
+)
+def test_each_word_a_code_follows_pins_it(regex: str, line: str) -> None:
+    assert knows_of(record(regex), line + "\n").other_name
 
 
 def test_the_codes_a_paste_gives_are_read_from_its_last_20000_characters() -> None:
@@ -579,9 +632,12 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("zsh: segmentation fault (core dumped)  python project/test.py", True),
         ("./run.sh: line 3:  4242 Aborted                 (core dumped) ./a.out", True),
         ("Illegal instruction", True),
+        ("Bus error (core dumped)", True),
+        ("Floating point exception (core dumped)", True),
         # a line that says why: not a child's exit
         ("Fatal Python error: Segmentation fault", False),
         ("a segmentation fault happens when the tensor is empty", False),
+        ("floating point numbers differ in the last digit", False),
         ("make: *** No rule to make target 'install'.  Stop.", False),
         ("failed to build: failed to solve: rpc error: code = Unknown", False),
         ("Process exited with code 0", False),
