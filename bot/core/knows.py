@@ -581,6 +581,12 @@ _LIBRARY = re.compile(r"\b[\w+-]{1,100}(?:\.[\w+-]{1,40})*?\.(?:so(?:\.\d+)*|dll
 
 
 @lru_cache(maxsize=4096)
+def _regex_libraries(regex: str) -> frozenset[str]:
+    """The native libraries a regex names (`libcuda\\.so\\.1`: libcuda.so.1), read once per regex."""
+    return frozenset(_LIBRARY.findall(regex.replace("\\", "")))
+
+
+@lru_cache(maxsize=4096)
 def _pinned_codes(regex: str) -> dict[str, frozenset[str]]:
     """The codes a regex pins, by the word before them (`exitcode` -> {"9"}); cached: a record's
     regex is read once, not for every paste it is a candidate for."""
@@ -643,8 +649,9 @@ def knowing(
     other_call = bool(regex_calls and line_calls and not regex_calls & line_calls)
     other_number = _other_number(regex, ex.text)
     # a native library the regex names (`libcuda\.so\.1`) and the line names another (`libbitsandbytes_cpu.so`)
-    regex_libs, line_libs = set(_LIBRARY.findall(regex.replace("\\", ""))), set(_LIBRARY.findall(said))
-    other_library = bool(regex_libs and line_libs and not regex_libs & line_libs)
+    regex_libs = _regex_libraries(regex)
+    line_libs = set(_LIBRARY.findall(said)) if regex_libs else set()
+    other_library = bool(line_libs) and not regex_libs & line_libs
     # the record's domain named only inside a name the line quotes (`module 'tensorflow.keras' has
     # no attribute`) is that name, the error's place, not a word of its message
     domain = rec.domain.lower()
