@@ -353,6 +353,7 @@ class Knowing:
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
     os_only: bool = False  # the regex's own words in the line are only an OS error's message
+    in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -611,6 +612,21 @@ def _other_number(regex: str, text: str) -> bool:
     return any(numbers and not numbers & pinned[word] for word, numbers in given.items())
 
 
+# A frame of a package's build script or of a build backend's hooks (PEP 517), as pip and uv print
+# them when a build fails: the error was raised in the build's own, isolated environment
+_BUILD = re.compile(
+    r"[\\/\"](?:setup|build_meta|_in_process)\.py\"?, line \d+"
+    r"|\b(?:prepare_metadata_for_build|get_requires_for_build|build)_(?:wheel|editable)\b"
+)
+_BUILD_READ = 20_000  # the paste's last characters read for a build's frames
+
+
+def in_build(text: str) -> bool:
+    """The paste's error was raised while a package was being built: its traceback runs through a
+    `setup.py` or a build backend's hook (pip's and uv's build output)."""
+    return bool(_BUILD.search(text[-_BUILD_READ:]))
+
+
 def knowing(
     rec: Record,
     ex: Extracted,
@@ -682,6 +698,7 @@ def knowing(
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.match(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
+        in_build=catch_all and in_build(ex.text),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
@@ -723,6 +740,12 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.catch_all and k.in_build:
+            # a catch-all (`No module named`, `cannot import name`) raised inside a package's build
+            # (setup.py, a build backend): the build runs in its own isolated environment, so advice
+            # for the interpreter that runs the code does not reach it; what the build needs (a build
+            # requirement, a pinned setuptools, a release with a wheel) is the error, and it cannot say
             return False
         if k.wrapper:
             # its line is one another error prints beside its own (git's `failed to push some

@@ -22,6 +22,7 @@ from bot.core.knows import (
     explained_first,
     first_diagnostic,
     found_by,
+    in_build,
     is_software,
     knowing,
     knowing_first,
@@ -915,3 +916,40 @@ def test_a_compilers_first_error_answers_before_those_that_follow(paste: str, kn
 )
 def test_a_fix_acts_when_a_command_changes_the_environment_not_when_it_looks(how: str, acting: bool) -> None:
     assert acts(how) is acting
+
+
+BUILD_HEAD = "  Preparing metadata (setup.py) ... error\n  Traceback (most recent call last):\n"
+RAISED = "  ModuleNotFoundError: No module named 'pybind11'\n"
+
+
+@pytest.mark.parametrize(
+    ("paste", "building"),
+    [
+        (BUILD_HEAD + '    File "/tmp/pip-install-x/fasttext/setup.py", line 38, in <module>\n' + RAISED, True),
+        (BUILD_HEAD + '    File "<string>", line 2, in <module>\n    File "setup.py", line 8\n' + RAISED, True),
+        ('  File "/v/lib/setuptools/build_meta.py", line 366, in run_setup\n' + RAISED, True),
+        ('  File "C:\\v\\hooks\\_in_process.py", line 9, in main\n' + RAISED, True),
+        ("Build backend failed to build wheel through `build_editable()`:\n" + RAISED, True),
+        ("Build backend failed to determine metadata through `prepare_metadata_for_build_wheel`:\n" + RAISED, True),
+        ("Build backend failed to determine requirements with `get_requires_for_build_editable()`\n" + RAISED, True),
+        # the code's own run: a file whose name only ends in setup.py, a build long before the error
+        ('Traceback (most recent call last):\n  File "/app/my_setup.py", line 3, in <module>\n' + RAISED, False),
+        (PY_TRACEBACK + RAISED, False),
+    ],
+)
+def test_a_catch_all_raised_inside_a_packages_build_only_knows_the_kind(paste: str, building: bool) -> None:
+    """A build runs in its own isolated environment: installing into the interpreter that runs the
+    code does not reach it, so `No module named` there is the build's requirement, not the code's."""
+    rec = record(r"No module named '([\w.]+)'", fixes=("python -m pip install pkg",))
+    pattern = re.compile(rec.regex)
+    k = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6, catch_all=True)
+    assert k.in_build is building
+    assert Knows().knows(k) is not building
+    # a record of that very build error (not a catch-all) still knows it
+    one = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6)
+    assert not one.in_build and Knows().knows(one)
+
+
+def test_a_builds_frames_are_read_from_the_pastes_last_20000_characters() -> None:
+    frame = '/setup.py", line 3'  # 18 characters
+    assert in_build(frame + "x" * 19_982) and not in_build(frame + "x" * 19_983)
