@@ -353,6 +353,7 @@ class Knowing:
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
     os_only: bool = False  # the regex's own words in the line are only an OS error's message
+    os_bare: bool = False  # the line is only an OS error's message, naming no file, socket or host
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
 
 
@@ -698,6 +699,7 @@ def knowing(
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.match(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
+        os_bare=bool(line_words) and line_words <= _OS_WORDS and not names and text == said,
         in_build=catch_all and in_build(ex.text),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
@@ -740,6 +742,11 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.os_bare and not acts_on_name:
+            # the line is only the OS's message (`FileNotFoundError: [Errno 2] No such file or
+            # directory`), naming nothing: which file, socket or host, and which program asked, is
+            # the error (docker's client finding no daemon socket), and code-side advice guesses it
             return False
         if k.catch_all and k.in_build:
             # a catch-all (`No module named`, `cannot import name`) raised inside a package's build

@@ -953,3 +953,24 @@ def test_a_catch_all_raised_inside_a_packages_build_only_knows_the_kind(paste: s
 def test_a_builds_frames_are_read_from_the_pastes_last_20000_characters() -> None:
     frame = '/setup.py", line 3'  # 18 characters
     assert in_build(frame + "x" * 19_982) and not in_build(frame + "x" * 19_983)
+
+
+@pytest.mark.parametrize(
+    ("line", "bare"),
+    [
+        ("FileNotFoundError: [Errno 2] No such file or directory", True),
+        ("ConnectionRefusedError: [Errno 111] Connection refused", True),
+        ("FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'", False),  # names its file
+        ("OSError: No such file or directory: /srv/data/train.csv", False),  # a path, unquoted
+        ("FileNotFoundError: [Errno 2] No such file or directory while loading", False),  # words of its own
+    ],
+)
+def test_an_os_message_naming_nothing_is_known_only_to_fixes_on_the_environment(line: str, bare: bool) -> None:
+    """Which file, socket or host, and which program asked, is the error (docker's client finding no
+    daemon socket); advice on the code's paths guesses it, an environment's command may not."""
+    regex = r"No such file or directory|Connection refused"
+    on_code = knows_of(record(regex, fixes=("path = Path(__file__).parent / name",)), PY_TRACEBACK + line + "\n")
+    assert on_code.os_bare is bare
+    assert Knows().knows(on_code) is not bare
+    on_environment = record(regex, fixes=("sudo systemctl start docker", "export DOCKER_HOST=unix:///run/d.sock"))
+    assert Knows().knows(knows_of(on_environment, PY_TRACEBACK + line + "\n"))
