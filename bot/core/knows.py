@@ -510,29 +510,63 @@ def _inside(name: str) -> bool:
     return "." in name.strip(".")
 
 
-# A Go panic's first line, and the header of a goroutine's stack in its trace
-_GO_PANIC = re.compile(r"^\s*(?:panic: |fatal error: )")
+# A Go panic's first line (or a crash handler's report of one it recovered, as Kubernetes' logs
+# it), and the header of a goroutine's stack in its trace
+_GO_PANIC = re.compile(r"^\s*(?:panic: |fatal error: )|\b(?:Observed a|Recovered from) panic: ")
 _GOROUTINE = re.compile(r"(?m)^goroutine \d+ \[[^\]\n]{1,80}\]:$")
+# A crash handler's trace: one source file per line (after a log's prefix), `/…/src/k8s.io/…/x.go:76`
+_FRAME_PATH = re.compile(r"(?:^|\s)(/[^\s:]{1,400}\.go):\d+\s*$")
+# where a file's import path starts (a module's cache, GOPATH or GOROOT): after the last of them
+_GO_ROOTS = ("/pkg/mod/", "/src/")
+_TRACE_LINES = 60
+
+
+def _module_package(first: str) -> bool | None:
+    """Whether a package path's first segment is another module's (a module's path starts with a
+    domain: `k8s.io`, `github.com`), the program's `main` (False), or Go's own library's (`runtime`:
+    None, read on)."""
+    if first == "main":
+        return False
+    return True if "." in first else None
+
+
+def _path_frames(text: str, start: int) -> bool:
+    """A crash handler's trace of file paths after `start`: its first frame outside Go's own library."""
+    for line in text[start:].splitlines()[1 : _TRACE_LINES + 1]:
+        m = _FRAME_PATH.search(line)
+        if m is None:
+            continue
+        path = m.group(1)
+        if path.rsplit("/", 1)[-1] == "main.go":
+            return False
+        root = max((path.rfind(r) + len(r) for r in _GO_ROOTS if r in path), default=-1)
+        if root < 0:
+            continue
+        outside = _module_package(path[root:].split("/", 1)[0])
+        if outside is not None:
+            return outside
+    return False
 
 
 def panics_outside_main(text: str) -> bool:
     """The panicking goroutine's first frame outside Go's own library is in another module's
     package (`github.com/git-lfs/git-lfs/tq.(*adapter).Do`, `k8s.io/kubernetes/pkg/…`), not the
     program's `main`: a runtime panic is a bug where it happened, so the paste comes from running
-    someone's tool, and advice on one's own code (check for nil, bounds) is not for its reader."""
+    someone's tool, and advice on one's own code (check for nil, bounds) is not for its reader.
+    A crash handler's trace (`Observed a panic: …` over one file path per line) is read the same way."""
     head = _GOROUTINE.search(text)
     if head is None:
-        return False
-    for line in text[head.end() :].splitlines()[:60]:
+        reported = next((m for m in re.finditer(r"(?m)^.*$", text) if _GO_PANIC.search(m.group(0))), None)
+        return reported is not None and _path_frames(text, reported.start())
+    for line in text[head.end() :].splitlines()[:_TRACE_LINES]:
         if not line.strip() or line[:1].isspace() or line.startswith("created by"):
             continue
         name = line.split("(", 1)[0].rstrip(".")
         last = name.rsplit("/", 1)
         package = (last[0] + "/" if len(last) == 2 else "") + last[-1].split(".", 1)[0]
-        if package == "main":
-            return False
-        if "." in package.split("/", 1)[0]:
-            return True  # a module's path starts with a domain; Go's own packages' do not
+        outside = _module_package(package.split("/", 1)[0])
+        if outside is not None:
+            return outside
     return False
 
 
@@ -697,7 +731,7 @@ def knowing(
         child_said=process_exit
         and any(ln.weight >= CHILD_LINE and not _PROCESS_EXIT.search(ln.raw) for ln in ex.lines),
         cause_words=len((rec.root_cause or "").split()),
-        foreign_panic=bool(_GO_PANIC.match(said)) and panics_outside_main(ex.text),
+        foreign_panic=bool(_GO_PANIC.search(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
         os_bare=bool(line_words) and line_words <= _OS_WORDS and not names and text == said,
         in_build=catch_all and in_build(ex.text),

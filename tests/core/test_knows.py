@@ -811,6 +811,36 @@ def test_a_go_panics_trace_is_read_for_sixty_lines(extra: str, outside: bool) ->
     assert panics_outside_main(GO_HEAD + frames + "github.com/x/tool.Run(0xc0)\n") is outside
 
 
+OBSERVED = 'E0426 12:47:36.59 16101 runtime.go:69] Observed a panic: "nil pointer" (runtime error: nil pointer)\n'
+
+
+@pytest.mark.parametrize(
+    ("trace", "outside"),
+    [
+        # a crash handler's trace, one file per line: Go's own files skipped, the first module's decides
+        ("/usr/local/go/src/runtime/panic.go:522\n/w/src/k8s.io/kubernetes/pkg/kubelet/status/manager.go:414\n", True),
+        ("kubelet[19]: /w/go/src/k8s.io/kubernetes/vendor/k8s.io/client-go/tools/cache/reflector.go:189\n", True),
+        ("/home/u/go/pkg/mod/github.com/x/tool@v1.2.0/run.go:7\n", True),
+        ("/usr/local/go/src/runtime/panic.go:522\n/home/u/go/src/github.com/me/app/main.go:12\n", False),
+        ("/usr/local/go/src/runtime/panic.go:522\n/usr/local/go/src/runtime/signal_unix.go:367\n", False),
+        ("/opt/app/handler.go:12\n", False),  # no import path: nothing says whose
+        # Go's own copy of x/net (GOROOT's src/vendor/golang.org/…) is Go's library
+        ("/usr/local/go/src/vendor/golang.org/x/net/http2/frame.go:9\n/app/src/main.go:3\n", False),
+        ("/usr/local/go/src/runtime/panic.go:522\n" * 60 + "/w/src/k8s.io/k/pkg/x.go:1\n", False),  # past the look
+        ("/usr/local/go/src/runtime/panic.go:522\n" * 59 + "/w/src/k8s.io/k/pkg/x.go:1\n", True),
+    ],
+)
+def test_a_panic_a_crash_handler_recovered_is_read_from_its_file_trace(trace: str, outside: bool) -> None:
+    """Kubernetes logs a recovered panic (`Observed a panic:`, `Recovered from panic:`) over one
+    source file per line: the same reading as a goroutine's stack, by the files' import paths."""
+    assert panics_outside_main(OBSERVED + trace) is outside
+    recovered = OBSERVED.replace("Observed a panic", "Recovered from panic")
+    assert panics_outside_main(recovered + trace) is outside
+    assert not panics_outside_main(OBSERVED.replace("Observed a panic", "Observed a") + trace)
+    code = record(r"nil pointer", domain="go", fixes=("if p != nil {",))
+    assert knows_of(code, "I0426 started\n" + OBSERVED + trace).foreign_panic is outside
+
+
 def test_a_go_panic_in_a_tool_is_known_only_to_fixes_on_the_environment() -> None:
     paste = GO_HEAD + "github.com/git-lfs/git-lfs/tq.Do(0xc0)\n\t/src/tq.go:1 +0x1\n"
     code = record(r"invalid memory address or nil pointer dereference", domain="go", fixes=("if p != nil {",))
