@@ -43,17 +43,7 @@ class Sample:
 
 
 # the judged sets, then the labelled ones, as the figures print them
-GROUPS = (
-    "wild-train",
-    "wild-dev",
-    "wild-check",
-    "wild-check2",
-    "wild-check3",
-    "wild-check4",
-    "wild-check5",
-    "dev",
-    "ml",
-)
+GROUPS = ("wild-train", "wild-dev", *(f"wild-{name}" for name in SETS if name.startswith("check")), "dev", "ml")
 
 
 def first(svc: Errfix, text: str) -> tuple[Any, Knowing] | None:
@@ -79,7 +69,7 @@ def samples(tmp: Path) -> list[Sample]:
     for db in ("corpus", "seeds"):
         (tmp / db).mkdir()
         svc = service(tmp / db, with_corpus=db == "corpus")
-        for name in ("dev", "train", "check", "check2", "check3", "check4", "check5"):
+        for name in SETS:
             rows = load_rows(SETS[name])
             judged = verdicts(rows)
             for row in rows:

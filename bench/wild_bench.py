@@ -17,7 +17,8 @@ Sets:
            and the rules they taught were written: the blind stand-in until its misses were read;
   * check3 bench/wild/check3.jsonl: 156 more, collected after check2's lessons were written;
   * check4 bench/wild/check4.jsonl: 135 more, collected after check3's lessons were written;
-  * check5 bench/wild/check5.jsonl: 103 more, collected after check4's lessons were written.
+  * check5 bench/wild/check5.jsonl: 103 more, collected after check4's lessons were written;
+  * check6 bench/wild/check6.jsonl: 108 more, collected after check5's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -60,6 +61,7 @@ SETS = {
     "check3": HERE / "check3.jsonl",
     "check4": HERE / "check4.jsonl",
     "check5": HERE / "check5.jsonl",
+    "check6": HERE / "check6.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
