@@ -353,6 +353,7 @@ class Knowing:
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
     os_only: bool = False  # the regex's own words in the line are only an OS error's message
+    fragments: bool = False  # the regex matched the line by pieces of its words (a URL's, an identifier's)
     os_bare: bool = False  # the line is only an OS error's message, naming no file, socket or host
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
 
@@ -467,6 +468,16 @@ def _compiled_alternatives(pattern: str) -> tuple[tuple[str, re2._Regexp], ...]:
         return tuple((part, re2.compile(part, re2_options())) for part in parts)
     except re2.error:
         return ()
+
+
+def _whole_word(pattern: str, line: str) -> bool:
+    """The regex's match on the line is one of the line's words (`building_Go_requires_Go_1_24_or_later`:
+    an identifier matched whole); True when RE2 cannot tell."""
+    try:
+        m = re2.compile(pattern, re2_options()).search(line)
+    except re2.error:
+        return True
+    return m is not None and m.group(0).lower() in _WORD.findall(line.lower())
 
 
 def found_by(pattern: str, line: str) -> str:
@@ -733,6 +744,9 @@ def knowing(
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.search(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
+        # a regex with words of its own none of which is a word of the line matched pieces of its
+        # words: `dataset.*stream.*error` in `datasets/lukaemon/mmlu, Error code: StreamingRowsError`
+        fragments=bool(own) and not in_line and not codes and matches(raw) and not _whole_word(regex, raw),
         os_bare=bool(line_words) and line_words <= _OS_WORDS and not names and text == said,
         in_build=catch_all and in_build(ex.text),
         line=raw,
@@ -776,6 +790,10 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.fragments:
+            # its regex's words are not the line's words, only pieces of a URL or an identifier:
+            # a sloppy regex's accident, not this error
             return False
         if k.os_bare and not acts_on_name:
             # the line is only the OS's message (`FileNotFoundError: [Errno 2] No such file or

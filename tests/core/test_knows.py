@@ -1004,3 +1004,25 @@ def test_an_os_message_naming_nothing_is_known_only_to_fixes_on_the_environment(
     assert Knows().knows(on_code) is not bare
     on_environment = record(regex, fixes=("sudo systemctl start docker", "export DOCKER_HOST=unix:///run/d.sock"))
     assert Knows().knows(knows_of(on_environment, PY_TRACEBACK + line + "\n"))
+
+
+@pytest.mark.parametrize(
+    ("regex", "line", "pieces"),
+    [
+        # its words only inside a URL and an identifier: a sloppy regex's accident
+        (r"dataset.*stream.*error", "- [ ] https://hf.co/datasets/x/mmlu, `Error code: StreamingRowsError`", True),
+        (r"dataset.*stream.*error", "RuntimeError: dataset stream error while iterating", False),
+        # an identifier the regex matches whole is the line's word
+        (
+            r"building_Go_requires_Go_1_\d+_or_later",
+            "found packages main and building_Go_requires_Go_1_24_or_later",
+            False,
+        ),
+    ],
+)
+def test_a_regex_that_matched_only_pieces_of_the_lines_words_is_a_look_alike(
+    regex: str, line: str, pieces: bool
+) -> None:
+    k = knows_of(record(regex, domain="huggingface", fixes=("pip install -U datasets",)), line + "\n", rarity=1.0)
+    assert k.fragments is pieces
+    assert Knows().knows(k) is not pieces
