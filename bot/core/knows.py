@@ -744,9 +744,13 @@ def knowing(
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.search(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
-        # a regex with words of its own none of which is a word of the line matched pieces of its
-        # words: `dataset.*stream.*error` in `datasets/lukaemon/mmlu, Error code: StreamingRowsError`
-        fragments=bool(own) and not in_line and not codes and matches(raw) and not _whole_word(regex, raw),
+        # a regex with words of its own none of which is a word of the line (paths and URLs too)
+        # matched pieces of its words: `dataset.*stream.*error` in `…/datasets/x, StreamingRowsError`
+        fragments=bool(own)
+        and not codes
+        and not own & set(_WORD.findall(said.lower()))
+        and matches(raw)
+        and not _whole_word(regex, raw),
         os_bare=bool(line_words) and line_words <= _OS_WORDS and not names and text == said,
         in_build=catch_all and in_build(ex.text),
         line=raw,
