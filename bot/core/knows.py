@@ -353,6 +353,8 @@ class Knowing:
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
     os_only: bool = False  # the regex's own words in the line are only an OS error's message
+    weight: float = 0.0  # the extractor's weight for the record's line (0: not one of its error lines)
+    warning_beside: bool = False  # its line is a warning, and the paste holds an error line the extractor weighs more
     fragments: bool = False  # the regex matched the line by pieces of its words (a URL's, an identifier's)
     os_bare: bool = False  # the line is only an OS error's message, naming no file, socket or host
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
@@ -377,7 +379,9 @@ _PROCESS_EXIT = re.compile(
     # pydantic's summary of a model's validation: which field failed, and why, is on the lines below
     r"|\b\d+ validation errors? for [\w.]{1,200}\s*$"
     # node's note under a rejection nobody caught: the rejection's own error is printed beside it
-    r"|unhandled promise rejection\. this error originated",
+    r"|unhandled promise rejection\. this error originated"
+    # node's older warning carries the rejection's own error after it: that error is the paste's
+    r"|unhandled promise rejection \(rejection id: \d+\): \w",
     re.I,
 )
 # The weight (bot/core/extract.py) of a line that says why: a language's exception, a compiler's
@@ -720,7 +724,14 @@ def knowing(
     if domain in own and domain not in _WORD.findall(_QUOTED.sub(" ", text).lower()):
         own = own - {domain}
     in_line = (own - codes) & line_words
+    line_of = next((ln for ln in ex.lines if ln.raw == raw), None)
     return Knowing(
+        weight=line_of.weight if line_of else 0.0,
+        # a warning printed beside the error (ComfyUI's `WARNING: PlaySound.IS_CHANGED() missing 1
+        # required positional argument: 'self'` above the node's exception) is not the error
+        warning_beside=line_of is not None
+        and line_of.kind == "warning"
+        and any(ln.kind != "warning" and ln.weight > line_of.weight for ln in ex.lines),
         absorbed=len(absorbed),
         dotted=any(_inside(n) for n in absorbed),
         own=round(sum(rarity(w) for w in in_line) + CODE_WEIGHT * len(codes), 4),
@@ -794,6 +805,10 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.warning_beside:
+            # its line is a warning, and the paste's error is another line: advice on the warning
+            # answers what the person did not ask
             return False
         if k.fragments:
             # its regex's words are not the line's words, only pieces of a URL or an identifier:
@@ -927,6 +942,9 @@ def knowing_first(
     first = judged[0][1]
     for i, (_, k) in enumerate(judged[1:], start=1):
         same = k.line == first.line or raised_at(k.line, first.line, text)
-        if knows[i] and k.matched and (same or first.wrapper or first.process_exit):
+        # past an exit, the line that says why is the child's own error (CHILD_LINE), or another
+        # exit whose record's fixes act on it; not a tool's `fatal:` aside nor a command typed
+        why = first.wrapper or first.process_exit and (k.weight >= CHILD_LINE or k.process_exit)
+        if knows[i] and k.matched and (same or why):
             return _promoted(judged, i)
     return judged

@@ -629,6 +629,12 @@ def test_a_line_another_error_prints_beside_its_own_is_a_wrapper_saying_no_cause
         ("pydantic.error_wrappers.ValidationError: 1 validation error for LlamaCpp", True),
         ("ValidationError: 2 validation errors for Settings", True),
         ("(node:7465) UnhandledPromiseRejectionWarning: Unhandled promise rejection. This error originated", True),
+        # node's older form carries the rejection's own error after it
+        (
+            "(node:1) UnhandledPromiseRejectionWarning: Unhandled promise rejection (rejection id: 1): TypeError: x",
+            True,
+        ),
+        ("UnhandledPromiseRejectionWarning: Unhandled promise rejection (rejection id: 1)", False),
         ("Segmentation fault (core dumped)", True),
         ("zsh: segmentation fault (core dumped)  python project/test.py", True),
         ("./run.sh: line 3:  4242 Aborted                 (core dumped) ./a.out", True),
@@ -688,10 +694,16 @@ def test_a_process_exit_whose_childs_error_is_in_the_paste_is_not_known_to_its_r
 def test_a_record_that_knows_another_line_answers_before_a_process_exit() -> None:
     """The paste's own failure, found on another line by a record that knows it, answers."""
     exit_line = Knowing(absorbed=0, dotted=False, own=3.0, bare=False, commands=0.0, line="x returned 1")
-    other = replace(exit_line, line="Unable to create venv in directory", commands=1.0)
+    other = replace(exit_line, line="Error: Unable to create venv in directory", commands=1.0, weight=0.95)
     judged = [("exit", replace(exit_line, process_exit=True)), ("venv", other)]
     assert [c for c, _ in knowing_first(judged, [False, True])] == ["venv", "exit"]
     assert [c for c, _ in knowing_first([("exit", exit_line), ("venv", other)], [False, True])] == ["exit", "venv"]
+    # the child's own error is a line the extractor is sure of: not a tool's `fatal:` aside (0.9),
+    # nor a command the person typed (no error line at all); another exit whose fixes act is
+    aside = [judged[0], ("git", replace(other, line="fatal: not a git repository", weight=0.9))]
+    assert [c for c, _ in knowing_first(aside, [False, True])] == ["exit", "git"]
+    wheel = [judged[0], ("wheel", replace(other, line="Failed building wheel for x", weight=0.0, process_exit=True))]
+    assert [c for c, _ in knowing_first(wheel, [False, True])] == ["wheel", "exit"]
 
 
 PANDAS_KEYERROR = (
@@ -1027,3 +1039,25 @@ def test_a_regex_that_matched_only_pieces_of_the_lines_words_is_a_look_alike(
     k = knows_of(record(regex, domain="huggingface", fixes=("pip install -U datasets",)), line + "\n", rarity=1.0)
     assert k.fragments is pieces
     assert Knows().knows(k) is not pieces
+
+
+COMFY = (
+    "WARNING: PlaySound.IS_CHANGED() missing 1 required positional argument: 'self'\n"
+    "!!! Exception during processing !!! PreviewBridge.doit() missing 1 required positional argument: 'images'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("paste", "beside"),
+    [
+        (COMFY, True),  # the node's exception is the error; the warning is printed beside it
+        (COMFY.split("\n")[0] + "\n", False),  # a warning alone is what was pasted
+        # a deprecation (0.3) weighs less than the warning (0.45): the warning is the paste's error
+        (COMFY.split("\n")[0] + "\nFutureWarning: `x` is deprecated\n", False),
+    ],
+)
+def test_a_warning_printed_beside_the_pastes_error_is_not_the_error(paste: str, beside: bool) -> None:
+    rec = record(r"missing 1 required positional argument: 'self'", fixes=("def f(self, x):",))
+    k = knows_of(rec, paste, rarity=1.0)
+    assert k.warning_beside is beside
+    assert Knows().knows(k) is not beside
