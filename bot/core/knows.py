@@ -358,6 +358,7 @@ class Knowing:
     fragments: bool = False  # the regex matched the line by pieces of its words (a URL's, an identifier's)
     os_bare: bool = False  # the line is only an OS error's message, naming no file, socket or host
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
+    imports_itself: bool = False  # a command's launcher cannot import its own package (a broken install)
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -677,6 +678,52 @@ def in_build(text: str) -> bool:
     return bool(_BUILD.search(text[-_BUILD_READ:]))
 
 
+# A console script's launcher, as pip, conda and poetry install them: an extension-less file in a
+# `bin`/`Scripts` folder, a `-script.py` beside a Windows `.exe`, or the `__main__.py` zipped
+# inside one; then the import its frame shows, and the module Python did not find
+_LAUNCHER_FRAME = re.compile(r'^\s{0,12}File "([^"\n]{1,400})", line ?\d+', re.M)
+_IMPORT_SHOWN = re.compile(r"^\s{0,12}(?:from\s+([\w.]{1,200})\s+import\b|import\s+([\w.]{1,200}))")
+_NOT_FOUND = re.compile(r"No module named ['\"]?([\w.]{1,200})")
+_LAUNCHER_READ = 4_000  # the paste's last characters read for the launcher's frame
+
+
+def _launcher(path: str) -> str | None:
+    """The command a console-script launcher runs (`/usr/bin/pip` -> `pip`), None for a source
+    file: a user's `yaml.py` importing yaml is a shadowing, not a broken install."""
+    parts = path.replace("\\", "/").rstrip("/").split("/")
+    base = parts[-1].lower()
+    if base == "__main__.py" and len(parts) > 1 and parts[-2].lower().endswith(".exe"):
+        return parts[-2].lower().removesuffix(".exe")
+    for suffix in ("-script.pyw", "-script.py", ".exe"):
+        if base.endswith(suffix):
+            return base.removesuffix(suffix)
+    if "." not in base and len(parts) > 1 and parts[-2].lower() in ("bin", "scripts"):
+        return base
+    return None
+
+
+def imports_itself(text: str) -> bool:
+    """The paste's last frame is a command's launcher failing to import that command's own package
+    (`/usr/local/bin/pip`: `from pip._internal import main`, `No module named _internal`): the
+    tool's installation is broken (two versions mixed, a half-removed package), not a dependency
+    missing from the interpreter."""
+    tail = text[-_LAUNCHER_READ:]
+    frames = list(_LAUNCHER_FRAME.finditer(tail))
+    if not frames:
+        return False
+    last = frames[-1]
+    command = _launcher(last.group(1))
+    if not command:
+        return False
+    tops = set()
+    following = tail[last.end() :].splitlines()[1:2]
+    for m in [_IMPORT_SHOWN.match(ln) for ln in following]:
+        if m:
+            tops.add((m.group(1) or m.group(2)).split(".")[0].lower())
+    tops |= {m.group(1).split(".")[0].lower() for m in _NOT_FOUND.finditer(tail[last.end() :])}
+    return command in tops
+
+
 def knowing(
     rec: Record,
     ex: Extracted,
@@ -764,6 +811,7 @@ def knowing(
         and not _whole_word(regex, raw),
         os_bare=bool(line_words) and line_words <= _OS_WORDS and not names and text == said,
         in_build=catch_all and in_build(ex.text),
+        imports_itself=catch_all and imports_itself(ex.text),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
@@ -824,6 +872,12 @@ class Knows:
             # (setup.py, a build backend): the build runs in its own isolated environment, so advice
             # for the interpreter that runs the code does not reach it; what the build needs (a build
             # requirement, a pinned setuptools, a release with a wheel) is the error, and it cannot say
+            return False
+        if k.catch_all and k.imports_itself:
+            # a catch-all (`No module named`) where a command's launcher cannot import the command's
+            # own package (`bin/conda`: `No module named 'conda'`): the tool's install is broken or
+            # mixed (a pip script over another pip), which reinstalling that tool mends; advice to
+            # install a missing dependency into the right interpreter does not reach it
             return False
         if k.wrapper:
             # its line is one another error prints beside its own (git's `failed to push some

@@ -22,6 +22,7 @@ from bot.core.knows import (
     explained_first,
     first_diagnostic,
     found_by,
+    imports_itself,
     in_build,
     is_software,
     knowing,
@@ -990,6 +991,71 @@ def test_a_catch_all_raised_inside_a_packages_build_only_knows_the_kind(paste: s
     # a record of that very build error (not a catch-all) still knows it
     one = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6)
     assert not one.in_build and Knows().knows(one)
+
+
+TB = "Traceback (most recent call last):\n"
+
+
+@pytest.mark.parametrize(
+    ("paste", "broken"),
+    [
+        (
+            TB + '  File "/usr/local/bin/pip", line 7, in <module>\n    from pip._internal import main\n'
+            "ImportError: No module named _internal\n",
+            True,
+        ),
+        (
+            TB + '  File "C:\\A\\Scripts\\conda-script.py", line 6, in <module>\n    from conda.cli import main\n'
+            "ModuleNotFoundError: No module named 'conda'\n",
+            True,
+        ),
+        (
+            TB + '  File "C:\\U\\Scripts\\poetry.exe\\__main__.py", line 4, in <module>\n'
+            "ModuleNotFoundError: No module named 'poetry'\n",
+            True,
+        ),
+        (
+            TB + '  File "/opt/env/bin/black", line 5, in <module>\n    from black import patched_main\n'
+            "ModuleNotFoundError: No module named 'black'\n",
+            True,
+        ),
+        # a launcher missing another package is a dependency missing from its interpreter
+        (
+            TB + '  File "/usr/bin/docker-compose", line 5, in <module>\n    import six\n'
+            "ImportError: No module named six\n",
+            False,
+        ),
+        # the code's own file named like the package it imports is a shadowing, not a broken install
+        (
+            TB + '  File "/home/u/yaml.py", line 1, in <module>\n    import yaml\n'
+            "ModuleNotFoundError: No module named 'yaml'\n",
+            False,
+        ),
+        # an extension-less file outside bin/ or Scripts/ is not a launcher
+        (
+            TB + '  File "/home/u/src/conda", line 1, in <module>\n    import conda\n'
+            "ModuleNotFoundError: No module named 'conda'\n",
+            False,
+        ),
+    ],
+)
+def test_a_launcher_that_cannot_import_its_own_package_is_a_broken_install(paste: str, broken: bool) -> None:
+    """`bin/conda` failing `No module named 'conda'` is the tool's install broken (mixed versions),
+    which reinstalling the tool mends: a catch-all's install-the-dependency advice does not."""
+    rec = record(r"No module named '?([\w.]+)", fixes=("python -m pip install pkg",))
+    pattern = re.compile(rec.regex)
+    k = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6, catch_all=True)
+    assert k.imports_itself is broken
+    assert Knows().knows(k) is not broken
+    # a record of that very breakage (not a catch-all) still knows it
+    one = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6)
+    assert not one.imports_itself and Knows().knows(one)
+
+
+def test_a_launchers_frame_is_read_from_the_pastes_last_4000_characters() -> None:
+    frame = '  File "/usr/bin/pip", line 7, in <module>\n    from pip._internal import main\n'  # 78 characters
+    assert len(frame) == 78
+    assert imports_itself(frame + "x" * 3_924) and not imports_itself(frame + "x" * 3_925)
 
 
 def test_a_builds_frames_are_read_from_the_pastes_last_20000_characters() -> None:
