@@ -95,6 +95,12 @@ REPLY_THRESHOLD = 0.5  # P(right record) from the calibrated score: answer when 
 # score was fitted where every paste's error is among the records, and in a channel most are not.
 # On the judged wild pastes (bench/wild) such answers under 0.6 were 3 helpful of 13 (5 wrong).
 WORDING_REPLY_THRESHOLD = 0.6
+# An imported catch-all (its regex also recognises other records' signatures: `rpc.*timeout`,
+# any `dependency failed to start`) is scored as if the paste's error were among the records, and
+# an imported regex is nobody's reviewed work: matching it says little about which error this is.
+# On the judged wild pastes such answers under 0.7 were none helpful of 9 (4 wrong: `rpc.*timeout`
+# in containerd's start failure); the bundled seeds' catch-alls, reviewed, keep the reply threshold.
+CATCH_ALL_REPLY_THRESHOLD = 0.7
 UNSURE_FLOOR = 0.15  # below this, even a mention or a search does not show a candidate
 # a search result scored under this is labelled weak, and words (a mention or DM with no paste)
 # whose best result is under it get "not sure" instead of an answer (the score is keyword and
@@ -367,7 +373,15 @@ class Errfix:
         top, k_top = judged[0]
         # by its wording alone: its regex misses the whole paste (a regex may span two of its lines)
         by_wording = not k_top.matched and not matcher.regex_matches(top.id, ex.searchable)
-        return [replace(top, knows=knows[top.id], by_wording=by_wording), *(v for v, _ in judged[1:])]
+        return [
+            replace(
+                top,
+                knows=knows[top.id],
+                by_wording=by_wording,
+                catch_all=k_top.catch_all and top.id not in matcher.seeds,
+            ),
+            *(v for v, _ in judged[1:]),
+        ]
 
     @staticmethod
     def match_paste(matcher: Matcher, text: str, limit: int = 3) -> Matched:
@@ -388,15 +402,20 @@ class Errfix:
         # a deprecation notice is not an error: answer it when asked (mention, search), not unprompted;
         # a record that only knows the kind of error (a catch-all) is not answered unprompted either
         reply = (
-            bool(views)
-            and views[0].score >= (WORDING_REPLY_THRESHOLD if views[0].by_wording else self.reply_threshold)
-            and not views[0].kind_only
-            and not ex.deprecation_only
+            bool(views) and views[0].score >= self._bar(views[0]) and not views[0].kind_only and not ex.deprecation_only
         )
         is_error = ex.is_error or reply
         diagnosis = Diagnosis(is_error, reply, views, ex)
         self.observer.on_answer(diagnosis, matched.seconds)
         return diagnosis
+
+    def _bar(self, top: MatchView) -> float:
+        """The score an unprompted answer needs: the reply threshold, higher for a guess by wording
+        and for an imported catch-all, whose calibrated scores overstate them where most errors are
+        in no record."""
+        if top.by_wording:
+            return WORDING_REPLY_THRESHOLD
+        return max(self.reply_threshold, CATCH_ALL_REPLY_THRESHOLD) if top.catch_all else self.reply_threshold
 
     @staticmethod
     def fuzzy_search(matcher: Matcher, words: str, limit: int = 5) -> dict[str, float]:

@@ -262,6 +262,28 @@ def test_a_record_found_by_its_wording_alone_is_answered_from_six_tenths(
     svc.close()
 
 
+@pytest.mark.parametrize(
+    ("bundled", "score", "reply"), [(False, 0.7, True), (False, 0.6999, False), (True, 0.6999, True)]
+)
+def test_an_imported_catch_all_is_answered_unprompted_from_seven_tenths(
+    tmp_path: Path, bundled: bool, score: float, reply: bool
+) -> None:
+    """#35: `KeyError: '\\w+'` also recognises the two records of named keys: its regex matching a
+    paste says little about which error it is, unless it is a bundled seed someone reviewed."""
+    svc = Errfix.open(tmp_path / "any.db", seed=False)
+    fix = {"action": "Reinstall it", "how": "pip install --force-reinstall x", "success_rate": 0.8}
+    records = [minimal("k/any", signature="KeyError: 'a'", regex=r"KeyError: '\w+'", workarounds=[fix])]
+    records += [minimal(f"k/{w}", signature=f"KeyError: '{w}'", regex=f"KeyError: '{w}'") for w in ("alpha", "beta")]
+    svc.store.import_records([Record.model_validate(r) for r in records])
+    flat = Calibration(**dict.fromkeys(CALIBRATION_FEATURES, 0.0), bias=math.log(score / (1 - score)))
+    seeds = frozenset({"k/any"}) if bundled else frozenset()
+    svc.install_matcher(svc.store.version, Matcher(list(svc.store.records()), calibration=flat, seeds=seeds))
+    d = svc.diagnose("KeyError: 'gamma'")
+    assert d.matches[0].id == "k/any" and d.matches[0].score == score and d.matches[0].knows
+    assert d.reply is reply
+    svc.close()
+
+
 def test_the_time_a_match_took_is_its_own(tmp_path: Path) -> None:
     """`seconds` (metrics, logs) is the time spent in this match: within the time around the call."""
     svc, matcher = _flat(tmp_path, 0.6)
