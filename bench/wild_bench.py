@@ -20,7 +20,8 @@ Sets:
   * check5 bench/wild/check5.jsonl: 103 more, collected after check4's lessons were written;
   * check6 bench/wild/check6.jsonl: 108 more, collected after check5's lessons were written;
   * check7 bench/wild/check7.jsonl: 104 more, collected after check6's lessons were written;
-  * check8 bench/wild/check8.jsonl: 31 more, collected after check7's lessons were written.
+  * check8 bench/wild/check8.jsonl: 31 more, collected after check7's lessons were written;
+  * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -66,6 +67,7 @@ SETS = {
     "check6": HERE / "check6.jsonl",
     "check7": HERE / "check7.jsonl",
     "check8": HERE / "check8.jsonl",
+    "check9": HERE / "check9.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
