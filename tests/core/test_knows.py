@@ -961,6 +961,14 @@ def test_a_fix_acts_when_a_command_changes_the_environment_not_when_it_looks(how
     assert acts(how) is acting
 
 
+def _as_catch_all_and_not(paste: str, regex: str) -> tuple[Knowing, Knowing]:
+    """What a record of `regex` with an install fix reads of `paste`, as a catch-all and as not one."""
+    rec = record(regex, fixes=("python -m pip install pkg",))
+    pattern = re.compile(rec.regex)
+    k = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6, catch_all=True)
+    return k, knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6)
+
+
 BUILD_HEAD = "  Preparing metadata (setup.py) ... error\n  Traceback (most recent call last):\n"
 RAISED = "  ModuleNotFoundError: No module named 'pybind11'\n"
 
@@ -983,13 +991,10 @@ RAISED = "  ModuleNotFoundError: No module named 'pybind11'\n"
 def test_a_catch_all_raised_inside_a_packages_build_only_knows_the_kind(paste: str, building: bool) -> None:
     """A build runs in its own isolated environment: installing into the interpreter that runs the
     code does not reach it, so `No module named` there is the build's requirement, not the code's."""
-    rec = record(r"No module named '([\w.]+)'", fixes=("python -m pip install pkg",))
-    pattern = re.compile(rec.regex)
-    k = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6, catch_all=True)
+    k, one = _as_catch_all_and_not(paste, r"No module named '([\w.]+)'")
     assert k.in_build is building
     assert Knows().knows(k) is not building
     # a record of that very build error (not a catch-all) still knows it
-    one = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6)
     assert not one.in_build and Knows().knows(one)
 
 
@@ -1042,13 +1047,10 @@ TB = "Traceback (most recent call last):\n"
 def test_a_launcher_that_cannot_import_its_own_package_is_a_broken_install(paste: str, broken: bool) -> None:
     """`bin/conda` failing `No module named 'conda'` is the tool's install broken (mixed versions),
     which reinstalling the tool mends: a catch-all's install-the-dependency advice does not."""
-    rec = record(r"No module named '?([\w.]+)", fixes=("python -m pip install pkg",))
-    pattern = re.compile(rec.regex)
-    k = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6, catch_all=True)
+    k, one = _as_catch_all_and_not(paste, r"No module named '?([\w.]+)")
     assert k.imports_itself is broken
     assert Knows().knows(k) is not broken
     # a record of that very breakage (not a catch-all) still knows it
-    one = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: 0.6)
     assert not one.imports_itself and Knows().knows(one)
 
 
