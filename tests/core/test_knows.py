@@ -1024,6 +1024,33 @@ TB = "Traceback (most recent call last):\n"
             "ModuleNotFoundError: No module named 'black'\n",
             True,
         ),
+        # no import shown: the missing module's own package (`pip._internal` -> pip) is the launcher's
+        (
+            TB + '  File "C:\\P\\Scripts\\pip.exe\\__main__.py", line 5, in <module>\n'
+            "ImportError: No module named pip._internal\n",
+            True,
+        ),
+        (
+            TB + '  File "C:\\E\\Scripts\\jupyter-script.pyw", line 5, in <module>\n'
+            "ModuleNotFoundError: No module named 'jupyter'\n",
+            True,
+        ),
+        (
+            TB + '  File "C:\\E\\Scripts\\black.exe", line 5, in <module>\n'
+            "ModuleNotFoundError: No module named 'black'\n",
+            True,
+        ),
+        (
+            TB + '  File "C:\\E\\Scripts\\conda", line 5, in <module>\n    from conda.cli import main\n'
+            "ModuleNotFoundError: No module named 'conda'\n",
+            True,
+        ),
+        # a package's own __main__.py (`python -m tool`, not a zipped launcher) is its source
+        (
+            TB + '  File "/src/tool/__main__.py", line 1, in <module>\n    from tool import cli\n'
+            "ModuleNotFoundError: No module named 'tool'\n",
+            False,
+        ),
         # a launcher missing another package is a dependency missing from its interpreter
         (
             TB + '  File "/usr/bin/docker-compose", line 5, in <module>\n    import six\n'
@@ -1050,8 +1077,8 @@ def test_a_launcher_that_cannot_import_its_own_package_is_a_broken_install(paste
     k, one = _as_catch_all_and_not(paste, r"No module named '?([\w.]+)")
     assert k.imports_itself is broken
     assert Knows().knows(k) is not broken
-    # a record of that very breakage (not a catch-all) still knows it
-    assert not one.imports_itself and Knows().knows(one)
+    # a record of that very breakage (not a catch-all) is not read so
+    assert not one.imports_itself
 
 
 def test_a_launchers_frame_is_read_from_the_pastes_last_4000_characters() -> None:
