@@ -274,7 +274,7 @@ SLOT_NAMES = 2
 _ABSOLUTE = re.compile(r"(?:/|~/|[A-Za-z]:[\\/]|\\\\)[^\s]")
 # A traceback's frame names where code ran, not a file the error is about (a record's regex may
 # recognise its library's frame: pandas' `indexes/base.py", line 3812, in get_loc`)
-_FRAME_LINE = re.compile(r"^\s{0,12}File \"[^\"\n]{1,400}\", line \d+")
+_FRAME_LINE = re.compile(r"^\s{0,12}File \"([^\"\n]{1,400})\", line ?\d+", re.M)  # group 1: its file
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
 # A callable a regex names literally (`__call__\(\)`), and one a line names (`root()`): the call
 # is the error's place as much as a quoted name is
@@ -358,7 +358,7 @@ class Knowing:
     fragments: bool = False  # the regex matched the line by pieces of its words (a URL's, an identifier's)
     os_bare: bool = False  # the line is only an OS error's message, naming no file, socket or host
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
-    imports_itself: bool = False  # a command's launcher cannot import its own package (a broken install)
+    imports_itself: bool = False  # a catch-all, and a launcher cannot import its own package (a broken install)
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -678,10 +678,7 @@ def in_build(text: str) -> bool:
     return bool(_BUILD.search(text[-_BUILD_READ:]))
 
 
-# A console script's launcher, as pip, conda and poetry install them: an extension-less file in a
-# `bin`/`Scripts` folder, a `-script.py` beside a Windows `.exe`, or the `__main__.py` zipped
-# inside one; then the import its frame shows, and the module Python did not find
-_LAUNCHER_FRAME = re.compile(r'^\s{0,12}File "([^"\n]{1,400})", line ?\d+', re.M)
+# The import a launcher's frame shows, and the module Python did not find
 _IMPORT_SHOWN = re.compile(r"^\s{0,12}(?:from\s+([\w.]{1,200})\s+import\b|import\s+([\w.]{1,200}))")
 _NOT_FOUND = re.compile(r"No module named ['\"]?([\w.]{1,200})")
 _LAUNCHER_READ = 4_000  # the paste's last characters read for the launcher's frame
@@ -708,20 +705,14 @@ def imports_itself(text: str) -> bool:
     tool's installation is broken (two versions mixed, a half-removed package), not a dependency
     missing from the interpreter."""
     tail = text[-_LAUNCHER_READ:]
-    frames = list(_LAUNCHER_FRAME.finditer(tail))
-    if not frames:
+    last = max(_FRAME_LINE.finditer(tail), key=lambda m: m.start(), default=None)
+    command = _launcher(last.group(1)) if last else None
+    if not last or not command:
         return False
-    last = frames[-1]
-    command = _launcher(last.group(1))
-    if not command:
-        return False
-    tops = set()
-    following = tail[last.end() :].splitlines()[1:2]
-    for m in [_IMPORT_SHOWN.match(ln) for ln in following]:
-        if m:
-            tops.add((m.group(1) or m.group(2)).split(".")[0].lower())
-    tops |= {m.group(1).split(".")[0].lower() for m in _NOT_FOUND.finditer(tail[last.end() :])}
-    return command in tops
+    after = tail[last.end() :]
+    shown = [_IMPORT_SHOWN.match(ln) for ln in after.splitlines()[1:2]]
+    names = [m.group(1) or m.group(2) for m in shown if m] + [m.group(1) for m in _NOT_FOUND.finditer(after)]
+    return command in {name.split(".")[0].lower() for name in names}
 
 
 def knowing(
@@ -873,7 +864,7 @@ class Knows:
             # for the interpreter that runs the code does not reach it; what the build needs (a build
             # requirement, a pinned setuptools, a release with a wheel) is the error, and it cannot say
             return False
-        if k.catch_all and k.imports_itself:
+        if k.imports_itself:
             # a catch-all (`No module named`) where a command's launcher cannot import the command's
             # own package (`bin/conda`: `No module named 'conda'`): the tool's install is broken or
             # mixed (a pip script over another pip), which reinstalling that tool mends; advice to

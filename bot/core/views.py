@@ -58,7 +58,7 @@ class MatchView:
     # not judged (a record shown by id, a search result)
     knows: bool | None = None
     by_wording: bool = False  # found by its wording alone: its regex missed the paste
-    catch_all: bool = False  # an imported record (not a bundled seed) whose regex also recognises others' signatures
+    imported_catch_all: bool = False  # not a bundled seed; its regex found the paste and recognises others' signatures
 
     @property
     def id(self) -> str:

@@ -378,7 +378,9 @@ class Errfix:
                 top,
                 knows=knows[top.id],
                 by_wording=by_wording,
-                catch_all=k_top.catch_all and top.id not in matcher.seeds,
+                # the catch-all bar is for a regex that matches too much: found by wording, its
+                # regex did not match, and the wording bar is the one that applies
+                imported_catch_all=k_top.catch_all and not by_wording and top.id not in matcher.seeds,
             ),
             *(v for v, _ in judged[1:]),
         ]
@@ -413,9 +415,10 @@ class Errfix:
         """The score an unprompted answer needs: the reply threshold, higher for a guess by wording
         and for an imported catch-all, whose calibrated scores overstate them where most errors are
         in no record."""
-        if top.by_wording:
-            return WORDING_REPLY_THRESHOLD
-        return max(self.reply_threshold, CATCH_ALL_REPLY_THRESHOLD) if top.catch_all else self.reply_threshold
+        bars = [self.reply_threshold]
+        bars += [WORDING_REPLY_THRESHOLD] if top.by_wording else []
+        bars += [CATCH_ALL_REPLY_THRESHOLD] if top.imported_catch_all else []
+        return max(bars)
 
     @staticmethod
     def fuzzy_search(matcher: Matcher, words: str, limit: int = 5) -> dict[str, float]:

@@ -1020,7 +1020,8 @@ TB = "Traceback (most recent call last):\n"
             True,
         ),
         (
-            TB + '  File "/opt/env/bin/black", line 5, in <module>\n    from black import patched_main\n'
+            # as one paste had it, `line5`: the frame's number read with or without its space
+            TB + '  File "/opt/env/bin/black", line5, in <module>\n    from black import patched_main\n'
             "ModuleNotFoundError: No module named 'black'\n",
             True,
         ),
