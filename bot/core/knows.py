@@ -51,6 +51,7 @@ from typing import TypeVar
 import re2
 
 from bot.core.extract import Extracted
+from bot.core.packages import is_published
 from bot.core.records import Record
 from bot.core.regexset import re2_options
 from bot.core.tokens import STOP_WORDS
@@ -359,6 +360,7 @@ class Knowing:
     os_bare: bool = False  # the line is only an OS error's message, naming no file, socket or host
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
     imports_itself: bool = False  # a catch-all, and a launcher cannot import its own package (a broken install)
+    unpublished: bool = False  # its fixes are pip's (uv's, conda's), and none of the line's names is a PyPI project
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -715,6 +717,25 @@ def imports_itself(text: str) -> bool:
     return command in {name.split(".")[0].lower() for name in names}
 
 
+# A tool of Python's packages named in a fix (`pip install`, `python -m pip`, `uv add`, `conda list`):
+# the fixes are about which projects the interpreter has
+_PACKAGE_TOOL = re.compile(r"\b(?:pip[0-9.]*|pipx|uv|poetry|conda|mamba)\s")
+
+
+def installs_unpublished(rec: Record, names: Sequence[str]) -> bool:
+    """The record's line names a module (its regex says so), its fixes are about the interpreter's
+    installed projects (pip, uv, conda), and none of the line's names (a module, or the package a
+    dotted name is inside) is a project on PyPI or one the fixes name: `No module named 'models'`
+    is the program's own package, `'pwd'` a module of another platform, and installing either
+    finds nothing, or another project of that name."""
+    fixes = "\n".join(w.how or w.action for w in rec.workarounds[:3])
+    modules = [n for n in names if not any(c in n for c in "/\\:")]
+    if not modules or "module" not in _WORD.findall(rec.regex.lower()) or not _PACKAGE_TOOL.search(fixes):
+        return False
+    told = set(_WORD.findall(fixes.lower()))
+    return not any(is_published(n) or n.split(".")[0] in told for n in modules)
+
+
 def knowing(
     rec: Record,
     ex: Extracted,
@@ -803,6 +824,7 @@ def knowing(
         os_bare=bool(line_words) and line_words <= _OS_WORDS and not names and text == said,
         in_build=catch_all and in_build(ex.text),
         imports_itself=catch_all and imports_itself(ex.text),
+        unpublished=installs_unpublished(rec, absorbed),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
@@ -839,7 +861,7 @@ class Knows:
             # a catch-all is its regex: found by wording alone (its regex missed the line) and
             # sharing only a template's words with it, it is a look-alike of the class
             return False
-        acts_on_name = k.matched and k.commands >= self.commands and not k.dotted
+        acts_on_name = k.matched and k.commands >= self.commands and not k.dotted and not k.unpublished
         if k.catch_all and 0 < k.slots <= SLOT_NAMES and not acts_on_name:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is

@@ -1048,8 +1048,8 @@ TB = "Traceback (most recent call last):\n"
         ),
         # a package's own __main__.py (`python -m tool`, not a zipped launcher) is its source
         (
-            TB + '  File "/src/tool/__main__.py", line 1, in <module>\n    from tool import cli\n'
-            "ModuleNotFoundError: No module named 'tool'\n",
+            TB + '  File "/src/black/__main__.py", line 1, in <module>\n    from black import cli\n'
+            "ModuleNotFoundError: No module named 'black'\n",
             False,
         ),
         # a launcher missing another package is a dependency missing from its interpreter
@@ -1066,8 +1066,8 @@ TB = "Traceback (most recent call last):\n"
         ),
         # an extension-less file outside bin/ or Scripts/ is not a launcher
         (
-            TB + '  File "/home/u/src/conda", line 1, in <module>\n    import conda\n'
-            "ModuleNotFoundError: No module named 'conda'\n",
+            TB + '  File "/home/u/src/black", line 1, in <module>\n    import black\n'
+            "ModuleNotFoundError: No module named 'black'\n",
             False,
         ),
     ],
@@ -1157,3 +1157,32 @@ def test_a_warning_printed_beside_the_pastes_error_is_not_the_error(paste: str, 
     k = knows_of(rec, paste, rarity=1.0)
     assert k.warning_beside is beside
     assert Knows().knows(k) is not beside
+
+
+WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip install opencv-python  # import cv2")
+
+
+@pytest.mark.parametrize(
+    ("line", "regex", "fixes", "unpublished"),
+    [
+        ("ModuleNotFoundError: No module named 'models'", r"No module named", WRONG_INTERPRETER, True),
+        ("ModuleNotFoundError: No module named 'pwd'", r"No module named", WRONG_INTERPRETER, True),
+        ("ModuleNotFoundError: No module named 'ComfyUI-Manager-2'", r"No module named", WRONG_INTERPRETER, True),
+        # a project on PyPI by its own name, by a conventional spelling (PyYAML), or one the fixes name
+        ("ModuleNotFoundError: No module named 'diffusers'", r"No module named", WRONG_INTERPRETER, False),
+        ("ModuleNotFoundError: No module named 'yaml'", r"No module named", WRONG_INTERPRETER, False),
+        ("ModuleNotFoundError: No module named 'cv2'", r"No module named", WRONG_INTERPRETER, False),
+        # fixes that are not about installed projects; a line that names no module
+        ("ModuleNotFoundError: No module named 'models'", r"No module named", ("export PYTHONPATH=.",), False),
+        ("ImportError: cannot import name 'models'", r"cannot import name", WRONG_INTERPRETER, False),
+    ],
+)
+def test_install_advice_knows_a_missing_module_only_when_it_is_a_project_on_pypi(
+    line: str, regex: str, fixes: tuple[str, ...], unpublished: bool
+) -> None:
+    """`pip install models` finds nothing, or somebody else's project: the program's own package,
+    another platform's standard module (`pwd`) or a folder's name is not what the advice installs."""
+    rec = record(regex, fixes=fixes)
+    k = knows_of(rec, PY_TRACEBACK + line + "\n")
+    assert k.unpublished is unpublished
+    assert Knows().knows(k) is not unpublished
