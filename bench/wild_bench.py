@@ -21,7 +21,8 @@ Sets:
   * check6 bench/wild/check6.jsonl: 108 more, collected after check5's lessons were written;
   * check7 bench/wild/check7.jsonl: 104 more, collected after check6's lessons were written;
   * check8 bench/wild/check8.jsonl: 31 more, collected after check7's lessons were written;
-  * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written.
+  * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written;
+  * check10 bench/wild/check10.jsonl: 98 more, collected after check9's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -68,6 +69,7 @@ SETS = {
     "check7": HERE / "check7.jsonl",
     "check8": HERE / "check8.jsonl",
     "check9": HERE / "check9.jsonl",
+    "check10": HERE / "check10.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
