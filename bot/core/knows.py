@@ -827,7 +827,11 @@ def knowing(
         unpublished=installs_unpublished(rec, absorbed),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
-        and any(_ABSOLUTE.match(n) and not set(_WORD.findall(n.lower())) <= wording for n in quoted_raw),
+        # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
+        and any(
+            _ABSOLUTE.match(m.group(1)) and not set(_WORD.findall(m.group(1).lower())) <= wording
+            for m in _QUOTED.finditer(said)
+        ),
     )
 
 

@@ -556,7 +556,8 @@ def test_an_absolute_path_the_record_does_not_name_is_the_errors_identity() -> N
     )
     line = "FileNotFoundError: [Errno 2] No such file or directory: '{}'"
     absolute = knows_of(missing, line.format("/venv/lib/site-packages/pip-6.1.dist-info/METADATA"), rarity=1.0)
-    windows = knows_of(missing, line.format("C:\\ComfyUI\\input\\cat.png"), rarity=1.0)
+    # a Windows folder's name with spaces in it is still that machine's path
+    windows = knows_of(missing, line.format("H:\\Stable Diffusion Forge\\ext\\requirements.txt"), rarity=1.0)
     relative = knows_of(missing, line.format("data/train.csv"), rarity=1.0)
     assert (absolute.abs_path, windows.abs_path, relative.abs_path) == (True, True, False)
     home, unc = (knows_of(missing, line.format(p), rarity=1.0) for p in ("~/data/cat.png", "\\\\srv\\share\\cat.png"))
