@@ -733,7 +733,7 @@ def installs_unpublished(rec: Record, names: Sequence[str]) -> bool:
     if not modules or "module" not in _WORD.findall(rec.regex.lower()) or not _PACKAGE_TOOL.search(fixes):
         return False
     told = set(_WORD.findall(fixes.lower()))
-    return not any(is_published(n) or n.split(".")[0] in told for n in modules)
+    return not any(is_published(n) or n in told for n in modules)
 
 
 def knowing(

@@ -41,7 +41,7 @@ def is_published(module: str) -> bool:
     """Whether an import name's top-level package is (by a conventional spelling) a project
     people install from PyPI."""
     top = normalized(module.split(".")[0])
-    if not top.strip("-"):
+    if not top:
         return False
     names = published()
     return any(spelling.format(top) in names for spelling in _SPELLINGS)
