@@ -324,13 +324,18 @@ def acts(how: str) -> bool:
     return False
 
 
+def shown_fixes(rec: Record) -> list[str]:
+    """The record's fixes as an answer shows them: its first three, each as its command or words."""
+    return [w.how or w.action for w in rec.workarounds[:3]]
+
+
 def command_share(rec: Record) -> float:
-    """The share of the record's fixes (its first three, as an answer shows them) that are
-    commands on the environment rather than changes to code."""
-    fixes = rec.workarounds[:3]
+    """The share of the record's fixes (as an answer shows them) that are commands on the
+    environment rather than changes to code."""
+    fixes = shown_fixes(rec)
     if not fixes:
         return 0.0
-    return sum(1.0 for w in fixes if acts(w.how or w.action)) / len(fixes)
+    return sum(1.0 for how in fixes if acts(how)) / len(fixes)
 
 
 @dataclass(frozen=True)
@@ -727,13 +732,14 @@ def installs_unpublished(rec: Record, names: Sequence[str]) -> bool:
     installed projects (pip, uv, conda), and none of the line's names (a module, or the package a
     dotted name is inside) is a project on PyPI or one the fixes name: `No module named 'models'`
     is the program's own package, `'pwd'` a module of another platform, and installing either
-    finds nothing, or another project of that name."""
-    fixes = "\n".join(w.how or w.action for w in rec.workarounds[:3])
-    modules = [n for n in names if not any(c in n for c in "/\\:")]
-    if not modules or "module" not in _WORD.findall(rec.regex.lower()) or not _PACKAGE_TOOL.search(fixes):
+    finds nothing, or another project of that name. (A path among the names is no project either.)"""
+    if not names or "module" not in _WORD.findall(rec.regex.lower()):
+        return False
+    fixes = "\n".join(shown_fixes(rec))
+    if not _PACKAGE_TOOL.search(fixes):
         return False
     told = set(_WORD.findall(fixes.lower()))
-    return not any(is_published(n) or n in told for n in modules)
+    return not any(is_published(n) or n in told for n in names)
 
 
 def knowing(
@@ -759,7 +765,8 @@ def knowing(
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
     # quoted names (a quoted path too: which file is missing is the error's identity), then
     # identifiers outside paths
-    quoted_raw = [m.group(1) for m in _QUOTED.finditer(said) if not any(c.isspace() for c in m.group(1))]
+    quoted_all = [m.group(1) for m in _QUOTED.finditer(said)]
+    quoted_raw = [q for q in quoted_all if not any(c.isspace() for c in q)]
     quoted = {q.lower() for q in quoted_raw}
     names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
@@ -828,10 +835,7 @@ def knowing(
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
-        and any(
-            _ABSOLUTE.match(m.group(1)) and not set(_WORD.findall(m.group(1).lower())) <= wording
-            for m in _QUOTED.finditer(said)
-        ),
+        and any(_ABSOLUTE.match(q) and not set(_WORD.findall(q.lower())) <= wording for q in quoted_all),
     )
 
 

@@ -1173,9 +1173,11 @@ WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip in
         ("ModuleNotFoundError: No module named 'diffusers'", r"No module named", WRONG_INTERPRETER, False),
         ("ModuleNotFoundError: No module named 'yaml'", r"No module named", WRONG_INTERPRETER, False),
         ("ModuleNotFoundError: No module named 'cv2'", r"No module named", WRONG_INTERPRETER, False),
-        # fixes that are not about installed projects; a line that names no module
+        # fixes that are not about installed projects; a line that names no module; Python 2's
+        # unquoted name, which the line's names do not hold (nothing to judge it by)
         ("ModuleNotFoundError: No module named 'models'", r"No module named", ("export PYTHONPATH=.",), False),
         ("ImportError: cannot import name 'models'", r"cannot import name", WRONG_INTERPRETER, False),
+        ("ImportError: No module named six", r"No module named", WRONG_INTERPRETER, False),
     ],
 )
 def test_install_advice_knows_a_missing_module_only_when_it_is_a_project_on_pypi(
@@ -1187,3 +1189,11 @@ def test_install_advice_knows_a_missing_module_only_when_it_is_a_project_on_pypi
     k = knows_of(rec, PY_TRACEBACK + line + "\n")
     assert k.unpublished is unpublished
     assert Knows().knows(k) is not unpublished
+
+
+def test_a_quoted_phrase_is_words_of_the_line_not_a_name_it_leaves_to_a_wildcard() -> None:
+    """`'use fast mode'` in quotes is words of the message; `'fast_mode'` is a name."""
+    rec = record(r"ValueError: (.+) is not valid")
+    phrase = knows_of(rec, "ValueError: 'use fast mode' is not valid\n")
+    name = knows_of(rec, "ValueError: 'fast_mode' is not valid\n")
+    assert (phrase.absorbed, name.absorbed) == (0, 1)
