@@ -22,7 +22,8 @@ Sets:
   * check7 bench/wild/check7.jsonl: 104 more, collected after check6's lessons were written;
   * check8 bench/wild/check8.jsonl: 31 more, collected after check7's lessons were written;
   * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written;
-  * check10 bench/wild/check10.jsonl: 98 more, collected after check9's lessons were written.
+  * check10 bench/wild/check10.jsonl: 98 more, collected after check9's lessons were written;
+  * check11 bench/wild/check11.jsonl: 86 more, collected after check10's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -70,6 +71,7 @@ SETS = {
     "check8": HERE / "check8.jsonl",
     "check9": HERE / "check9.jsonl",
     "check10": HERE / "check10.jsonl",
+    "check11": HERE / "check11.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
