@@ -33,6 +33,10 @@ to *know* the error:
   wrapper too: why is in that process's output. Advice on code guesses it; fixes on the
   environment (build tools, a version with a wheel) are what such a failure needs. A record that
   knows another line of the paste answers in its place.
+* **A package's bug.** Python's own exception for a fault in code (`TypeError: 'module' object is
+  not callable`, `IndexError`), raised by an installed package's code or a launcher's, is that
+  package's bug or a mismatch of its versions: a record that does not name the package knows it
+  only when its fixes change the environment (reinstall, another version), not one's own code.
 * **A file of that machine.** A line quoting an absolute path the record does not name (a
   package's `METADATA`, a launcher's `__main__.py`, a node's input image) is about that file:
   which one, and why a program looked there, is the error. Advice on the code's paths answers it
@@ -42,6 +46,7 @@ to *know* the error:
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,7 +56,7 @@ from typing import TypeVar
 import re2
 
 from bot.core.extract import Extracted
-from bot.core.packages import is_published
+from bot.core.packages import is_published, spellings
 from bot.core.records import Record
 from bot.core.regexset import re2_options
 from bot.core.tokens import STOP_WORDS
@@ -366,6 +371,7 @@ class Knowing:
     in_build: bool = False  # the paste's traceback runs through a package's build (setup.py, a build backend)
     imports_itself: bool = False  # a catch-all, and a launcher cannot import its own package (a broken install)
     unpublished: bool = False  # its fixes are pip's (uv's, conda's), and none of the line's names is a PyPI project
+    package_bug: bool = False  # Python's own exception, raised in an installed package the record does not name
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -727,6 +733,58 @@ def imports_itself(text: str) -> bool:
 _PACKAGE_TOOL = re.compile(r"\b(?:pip[0-9.]*|pipx|uv|poetry|conda|mamba)\s")
 
 
+# An installed package's directory in a frame's file, and the package (an npm scope skipped)
+_PACKAGE_DIR = re.compile(
+    r"[\\/](?:site-packages|dist-packages|node_modules)[\\/](?:@[\w.-]{1,100}[\\/])?([\w-]{1,100})", re.I
+)
+# Python's own exceptions for a fault in code (a wrong type, index, name or value), as this
+# interpreter has them: raised by the runtime (or by code that reuses them) wherever the bug is,
+# unlike a library's own classes; not what the machine lacks (an OSError: a file, a socket), nor
+# which modules the interpreter finds (an ImportError: a shadowing file, a missing install), which
+# are about the environment wherever they are raised
+CODE_ERRORS = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type)
+    and issubclass(value, Exception)
+    and not issubclass(value, (OSError, ImportError, Warning))
+)
+_FRAME_READ = 20_000  # the characters before the line searched for its traceback's last frame
+
+
+def raised_in(text: str, line: str) -> str | None:
+    """The installed package (or the command of a console-script launcher, `pip.exe`) whose code
+    raised the line's exception: its traceback's last frame that ran code (`File …, line 9, in
+    <module>`; a SyntaxError's `File …, line 3` is where a file failed to parse, not a raise).
+    None for a frame of one's own code, the standard library, or no traceback."""
+    at = text.rfind(line.strip()) if line.strip() else -1
+    if at < 0:
+        return None
+    last = max(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at), key=lambda m: m.start(), default=None)
+    if last is None or _TRACEBACK_HEAD in text[last.end() : at] or not text.startswith(", in ", last.end()):
+        return None
+    installed = _PACKAGE_DIR.search(last.group(1))
+    return installed.group(1).lower() if installed else _launcher(last.group(1))
+
+
+def package_bug(rec: Record, line: str, text: str) -> bool:
+    """The line is one of Python's own exceptions (`TypeError: 'module' object is not callable`,
+    `IndexError: list index out of range`) raised inside an installed package the record does not
+    name: that package's bug, or a mismatch of its versions, which advice on one's own code (check
+    the index, guard against None) cannot reach. A record about the package (`pandas/…` for
+    pandas' `ValueError: The truth value of a DataFrame is ambiguous`) knows its errors."""
+    said = _unwrapped(line)
+    klass = _CLASS_AT.match(said)
+    if klass is None or klass.group(0).strip() != klass.group(1) or klass.group(1) not in CODE_ERRORS:
+        return False
+    package = raised_in(text, line)
+    if package is None:
+        return False
+    wording = " ".join([rec.id, rec.domain, rec.regex, rec.signature, *rec.aliases]).lower().replace("_", " ")
+    words = set(_WORD.findall(wording))
+    return not any(set(name.split("-")) <= words for name in spellings(package))
+
+
 def installs_unpublished(rec: Record, names: Sequence[str]) -> bool:
     """The record's line names a module (its regex says so), its fixes are about the interpreter's
     installed projects (pip, uv, conda), and none of the line's names (a module, or the package a
@@ -832,6 +890,7 @@ def knowing(
         in_build=catch_all and in_build(ex.text),
         imports_itself=catch_all and imports_itself(ex.text),
         unpublished=installs_unpublished(rec, absorbed),
+        package_bug=package_bug(rec, raw, ex.text),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
@@ -874,6 +933,11 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.package_bug and k.commands < self.commands:
+            # Python's own exception raised in an installed package's code (a launcher's, a
+            # library's) that the record does not name: the package's bug or a mismatch of its
+            # versions, which a reinstall or another version mends; advice on one's own code cannot
             return False
         if k.warning_beside:
             # its line is a warning, and the paste's error is another line: advice on the warning

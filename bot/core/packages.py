@@ -37,14 +37,18 @@ def published() -> frozenset[str]:
     return frozenset(normalized(line) for line in text.split() if line)
 
 
+def spellings(module: str) -> list[str]:
+    """The project names an import name's top-level package goes by (normalized): `yaml` ->
+    `yaml`, `pyyaml`, `py-yaml`, `python-yaml`, `yaml-python`."""
+    top = normalized(module.split(".")[0])
+    return [spelling.format(top) for spelling in _SPELLINGS] if top else []
+
+
 def is_published(module: str) -> bool:
     """Whether an import name's top-level package is (by a conventional spelling) a project
     people install from PyPI."""
-    top = normalized(module.split(".")[0])
-    if not top:
-        return False
     names = published()
-    return any(spelling.format(top) in names for spelling in _SPELLINGS)
+    return any(name in names for name in spellings(module))
 
 
 def ranked_names(tsv: str) -> list[str]:

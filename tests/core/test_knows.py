@@ -29,6 +29,7 @@ from bot.core.knows import (
     knowing_first,
     panics_outside_main,
     paste_language,
+    raised_in,
 )
 from bot.core.records import Record
 
@@ -1197,3 +1198,86 @@ def test_a_quoted_phrase_is_words_of_the_line_not_a_name_it_leaves_to_a_wildcard
     phrase = knows_of(rec, "ValueError: 'use fast mode' is not valid\n")
     name = knows_of(rec, "ValueError: 'fast_mode' is not valid\n")
     assert (phrase.absorbed, name.absorbed) == (0, 1)
+
+
+SITE = "/venv/lib/python3.11/site-packages"
+
+
+@pytest.mark.parametrize(
+    ("frame", "line", "domain", "bug"),
+    [
+        # a launcher's and a library's code raised Python's own exception: the package's bug
+        (
+            'File "C:\\Py38\\Scripts\\pip.exe\\__main__.py", line 9, in <module>',
+            "TypeError: 'module' object is not callable",
+            "python",
+            True,
+        ),
+        (
+            f'File "{SITE}/conda/plan.py", line 40, in install_plan',
+            "UnboundLocalError: local variable 'env' referenced before assignment",
+            "python",
+            True,
+        ),
+        (f'File "{SITE}/torch/nn/functional.py", line 9, in linear', "RuntimeError: size mismatch", "python", True),
+        # one's own code, the standard library: the code the advice is about
+        ('File "/home/me/app/train.py", line 40, in main', "IndexError: list index out of range", "python", False),
+        (
+            'File "/usr/lib/python3.11/json/decoder.py", line 3, in decode',
+            "IndexError: list index out of range",
+            "python",
+            False,
+        ),
+        # a library's own class (by its name, or dotted): an error the library means to raise
+        (f'File "{SITE}/google/api_core/client.py", line 9, in call', "Forbidden: 403 GET /b/x", "python", False),
+        (
+            f'File "{SITE}/requests/api.py", line 9, in get',
+            "requests.exceptions.ConnectionError: refused",
+            "python",
+            False,
+        ),
+        # what the machine lacks, which modules the interpreter finds: the environment's, wherever raised
+        (
+            f'File "{SITE}/snnax/snn/__init__.py", line 1, in <module>',
+            "ImportError: cannot import name 'init' from partially initialized module 'snnax.snn'",
+            "python",
+            False,
+        ),
+        (
+            f'File "{SITE}/yaml/reader.py", line 1, in read',
+            "PermissionError: [Errno 13] Permission denied",
+            "python",
+            False,
+        ),
+        # a file that failed to parse: no code of it ran
+        (f'File "{SITE}/pip/__init__.py", line 3', "SyntaxError: invalid syntax", "python", False),
+        # a record about the package, by its name or a spelling of it (pytorch: torch)
+        (
+            f'File "{SITE}/pandas/core/generic.py", line 9, in __nonzero__',
+            "ValueError: The truth value of a DataFrame is ambiguous",
+            "pandas",
+            False,
+        ),
+        (f'File "{SITE}/torch/nn/functional.py", line 9, in linear', "RuntimeError: size mismatch", "pytorch", False),
+    ],
+)
+def test_pythons_own_exception_raised_in_a_package_the_record_does_not_name_is_its_bug(
+    frame: str, line: str, domain: str, bug: bool
+) -> None:
+    """`TypeError: 'module' object is not callable` from pip.exe's launcher is a mixed pip install,
+    and advice on one's own calls cannot reach it; fixes on the environment still can."""
+    paste = f"Traceback (most recent call last):\n  {frame}\n    x = f()\n{line}\n"
+    rec = record(re.escape(line.split(": ", 1)[1]), domain=domain)
+    k = knows_of(rec, paste)
+    assert k.package_bug is bug
+    if bug:
+        assert not Knows().knows(k)
+        assert Knows().knows(replace(k, package_bug=False)) and Knows().knows(replace(k, commands=0.5))
+
+
+def test_the_raising_frame_is_the_last_of_the_lines_own_traceback_within_20000_characters() -> None:
+    frame = f'  File "{SITE}/conda/plan.py", line 4, in f\n'  # 72 characters
+    line = "IndexError: list index out of range"
+    assert len(frame) == 72 and raised_in(frame + "x" * 19_928 + line, line) == "conda"
+    assert raised_in(frame + "x" * 19_929 + line, line) is None
+    assert raised_in(frame + "Traceback (most recent call last):\n" + line, line) is None
