@@ -757,7 +757,7 @@ def raised_in(text: str, line: str) -> str | None:
     raised the line's exception: its traceback's last frame that ran code (`File …, line 9, in
     <module>`; a SyntaxError's `File …, line 3` is where a file failed to parse, not a raise).
     None for a frame of one's own code, the standard library, or no traceback."""
-    at = text.rfind(line.strip()) if line.strip() else -1
+    at = text.rfind(line.strip())  # a line never empty: its class was read first (package_bug)
     if at < 0:
         return None
     last = max(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at), key=lambda m: m.start(), default=None)
@@ -775,7 +775,7 @@ def package_bug(rec: Record, line: str, text: str) -> bool:
     pandas' `ValueError: The truth value of a DataFrame is ambiguous`) knows its errors."""
     said = _unwrapped(line)
     klass = _CLASS_AT.match(said)
-    if klass is None or klass.group(0).strip() != klass.group(1) or klass.group(1) not in CODE_ERRORS:
+    if klass is None or klass.group(1) not in CODE_ERRORS:
         return False
     package = raised_in(text, line)
     if package is None:

@@ -1228,18 +1228,15 @@ SITE = "/venv/lib/python3.11/site-packages"
             "python",
             False,
         ),
-        # a library's own class (by its name, or dotted): an error the library means to raise
+        # a library's own class: an error the library means to raise
         (f'File "{SITE}/google/api_core/client.py", line 9, in call', "Forbidden: 403 GET /b/x", "python", False),
-        (
-            f'File "{SITE}/requests/api.py", line 9, in get',
-            "requests.exceptions.ConnectionError: refused",
-            "python",
-            False,
-        ),
+        # Python's own class by its module's name, as Twisted prints it
+        (f'File "{SITE}/scrapy/core/scraper.py", line 9, in call', "builtins.KeyError: 'price'", "python", True),
         # what the machine lacks, which modules the interpreter finds: the environment's, wherever raised
+        # (a user's random.py shadowing the standard module numpy imports)
         (
-            f'File "{SITE}/snnax/snn/__init__.py", line 1, in <module>',
-            "ImportError: cannot import name 'init' from partially initialized module 'snnax.snn'",
+            f'File "{SITE}/numpy/random/_pickle.py", line 1, in <module>',
+            "ImportError: cannot import name 'Random' from partially initialized module 'random'",
             "python",
             False,
         ),
@@ -1281,3 +1278,8 @@ def test_the_raising_frame_is_the_last_of_the_lines_own_traceback_within_20000_c
     assert len(frame) == 72 and raised_in(frame + "x" * 19_928 + line, line) == "conda"
     assert raised_in(frame + "x" * 19_929 + line, line) is None
     assert raised_in(frame + "Traceback (most recent call last):\n" + line, line) is None
+    # the line's last appearance is the traceback's (a log may print it first)
+    assert raised_in(line + "\n" + frame + line, line) == "conda"
+    # a later traceback's frames are another error's
+    later = '\nTraceback (most recent call last):\n  File "/app/x.py", line 1, in f\n'
+    assert raised_in(frame + line + later, line) == "conda"
