@@ -733,21 +733,18 @@ def imports_itself(text: str) -> bool:
 _PACKAGE_TOOL = re.compile(r"\b(?:pip[0-9.]*|pipx|uv|poetry|conda|mamba)\s")
 
 
-# An installed package's directory in a frame's file, and the package (an npm scope skipped)
-_PACKAGE_DIR = re.compile(
-    r"[\\/](?:site-packages|dist-packages|node_modules)[\\/](?:@[\w.-]{1,100}[\\/])?([\w-]{1,100})", re.I
-)
+# An installed package's directory in a Python frame's file, and the package
+_PACKAGE_DIR = re.compile(r"[\\/](?:site|dist)-packages[\\/]([\w-]{1,100})", re.I)
 # Python's own exceptions for a fault in code (a wrong type, index, name or value), as this
 # interpreter has them: raised by the runtime (or by code that reuses them) wherever the bug is,
 # unlike a library's own classes; not what the machine lacks (an OSError: a file, a socket), nor
 # which modules the interpreter finds (an ImportError: a shadowing file, a missing install), which
-# are about the environment wherever they are raised
+# are about the environment wherever they are raised (a warning made an error, `-W error`, is
+# the package's use of a changed API: its own too)
 CODE_ERRORS = frozenset(
     name
     for name, value in vars(builtins).items()
-    if isinstance(value, type)
-    and issubclass(value, Exception)
-    and not issubclass(value, (OSError, ImportError, Warning))
+    if isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, (OSError, ImportError))
 )
 _FRAME_READ = 20_000  # the characters before the line searched for its traceback's last frame
 
@@ -764,7 +761,7 @@ def raised_in(text: str, line: str) -> str | None:
     if last is None or _TRACEBACK_HEAD in text[last.end() : at] or not text.startswith(", in ", last.end()):
         return None
     installed = _PACKAGE_DIR.search(last.group(1))
-    return installed.group(1).lower() if installed else _launcher(last.group(1))
+    return installed.group(1) if installed else _launcher(last.group(1))
 
 
 def package_bug(rec: Record, line: str, text: str) -> bool:

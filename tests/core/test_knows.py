@@ -1220,6 +1220,21 @@ SITE = "/venv/lib/python3.11/site-packages"
             True,
         ),
         (f'File "{SITE}/torch/nn/functional.py", line 9, in linear', "RuntimeError: size mismatch", "python", True),
+        # Debian's packages; a warning made an error (`-W error`) in a package's code
+        ('File "/usr/lib/python3/dist-packages/apt/cache.py", line 9, in open', "KeyError: 'python3'", "python", True),
+        (
+            f'File "{SITE}/jupyter_client/connect.py", line 9, in f',
+            "DeprecationWarning: Jupyter is migrating",
+            "python",
+            True,
+        ),
+        # a record naming a package whose name is two words (`huggingface_hub`, said in its regex)
+        (
+            f'File "{SITE}/huggingface_hub/file_download.py", line 9, in f',
+            "RuntimeError: huggingface_hub cache is locked",
+            "python",
+            False,
+        ),
         # one's own code, the standard library: the code the advice is about
         ('File "/home/me/app/train.py", line 40, in main', "IndexError: list index out of range", "python", False),
         (
