@@ -24,6 +24,7 @@ Sets:
   * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written;
   * check10 bench/wild/check10.jsonl: 98 more, collected after check9's lessons were written;
   * check11 bench/wild/check11.jsonl: 86 more, collected after check10's lessons were written.
+  * check12 bench/wild/check12.jsonl: 113 more, collected after the package_bug rule was written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -72,6 +73,7 @@ SETS = {
     "check9": HERE / "check9.jsonl",
     "check10": HERE / "check10.jsonl",
     "check11": HERE / "check11.jsonl",
+    "check12": HERE / "check12.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
