@@ -794,7 +794,9 @@ def installs_unpublished(rec: Record, names: Sequence[str]) -> bool:
     if not _PACKAGE_TOOL.search(fixes):
         return False
     told = set(_WORD.findall(fixes.lower()))
-    return not any(is_published(n) or n in told for n in names)
+    # a name with a hyphen is no module at all (`import django-celery-beat` cannot parse): the code
+    # or a setting names a project where Python wants its import name, and no install makes it one
+    return not any((is_published(n) or n in told) and "-" not in n for n in names)
 
 
 def knowing(

@@ -1170,6 +1170,8 @@ WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip in
         ("ModuleNotFoundError: No module named 'models'", r"No module named", WRONG_INTERPRETER, True),
         ("ModuleNotFoundError: No module named 'pwd'", r"No module named", WRONG_INTERPRETER, True),
         ("ModuleNotFoundError: No module named 'ComfyUI-Manager-2'", r"No module named", WRONG_INTERPRETER, True),
+        # a project on PyPI named where Python wants its import name: no install makes it a module
+        ("ModuleNotFoundError: No module named 'scikit-learn'", r"No module named", WRONG_INTERPRETER, True),
         # a project on PyPI by its own name, by a conventional spelling (PyYAML), or one the fixes name
         ("ModuleNotFoundError: No module named 'diffusers'", r"No module named", WRONG_INTERPRETER, False),
         ("ModuleNotFoundError: No module named 'yaml'", r"No module named", WRONG_INTERPRETER, False),
