@@ -1194,6 +1194,19 @@ def test_install_advice_knows_a_missing_module_only_when_it_is_a_project_on_pypi
     assert Knows().knows(k) is not unpublished
 
 
+@pytest.mark.parametrize(
+    "fix",
+    ["pip3 install pkg", "pipx install pkg", "uv add pkg", "poetry add pkg", "conda install pkg", "mamba install pkg"],
+)
+def test_each_package_tool_makes_fixes_about_installed_projects(fix: str) -> None:
+    """pip, pipx, uv, poetry, conda and mamba each install projects: with any of them, install
+    advice for the program's own package (`models`) installs nothing it needs."""
+    k = knows_of(
+        record(r"No module named", fixes=(fix,)), PY_TRACEBACK + "ModuleNotFoundError: No module named 'models'\n"
+    )
+    assert k.unpublished
+
+
 def test_a_quoted_phrase_is_words_of_the_line_not_a_name_it_leaves_to_a_wildcard() -> None:
     """`'use fast mode'` in quotes is words of the message; `'fast_mode'` is a name."""
     rec = record(r"ValueError: (.+) is not valid")
