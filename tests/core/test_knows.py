@@ -1250,6 +1250,28 @@ SITE = "/venv/lib/python3.11/site-packages"
             "python",
             False,
         ),
+        # a package run from a zipped or frozen bundle: pip inside get-pip's pip.zip, an egg, a
+        # PyInstaller build of docker-compose (its frames name modules, not files)
+        (
+            'File "/tmp/tmpx/pip.zip/pip/req/req_set.py", line 9, in dist',
+            "IndexError: list index out of range",
+            "python",
+            True,
+        ),
+        (
+            'File "C:\\py\\lib\\tool.egg\\tool\\run.py", line 9, in f',
+            "IndexError: list index out of range",
+            "python",
+            True,
+        ),
+        (
+            'File "/code/build/out00-PYZ.pyz/compose.service", line 9, in containers',
+            "TypeError: 'NoneType' object is not iterable",
+            "python",
+            True,
+        ),
+        # a folder whose name only starts like a bundle's suffix is one's own
+        ('File "/home/me/data.zipper/train.py", line 9, in f', "IndexError: list index out of range", "python", False),
         # one's own code, the standard library: the code the advice is about
         ('File "/home/me/app/train.py", line 40, in main', "IndexError: list index out of range", "python", False),
         (
