@@ -24,7 +24,8 @@ Sets:
   * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written;
   * check10 bench/wild/check10.jsonl: 98 more, collected after check9's lessons were written;
   * check11 bench/wild/check11.jsonl: 86 more, collected after check10's lessons were written.
-  * check12 bench/wild/check12.jsonl: 113 more, collected after the package_bug rule was written.
+  * check12 bench/wild/check12.jsonl: 113 more, collected after the package_bug rule was written;
+  * check13 bench/wild/check13.jsonl: 78 more, collected after check12's lessons were written.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -74,6 +75,7 @@ SETS = {
     "check10": HERE / "check10.jsonl",
     "check11": HERE / "check11.jsonl",
     "check12": HERE / "check12.jsonl",
+    "check13": HERE / "check13.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
