@@ -103,13 +103,20 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def verdicts(rows: list[dict[str, Any]]) -> Verdicts:
-    """(paste id, record id) -> its judgment: the rows' own `judged`, then bench/wild/judgments.jsonl."""
+    """(paste id, record id) -> its judgment: the rows' own `judged`, then bench/wild/judgments.jsonl.
+    A judgment marked `rewording` (the commit whose new wording of the record was judged, blind)
+    replaces the pair's earlier ones: a verdict is on the words the judge read, and a record's
+    root cause and fixes may be rewritten after it answered."""
     out: Verdicts = {}
     for row in rows:
         for j in row.get("judged", []):
             out[(row["id"], j["record"])] = j
-    for j in load_rows(JUDGMENTS):
+    judgments = load_rows(JUDGMENTS)
+    for j in judgments:
         out.setdefault((j["id"], j["record"]), j)
+    for j in judgments:
+        if j.get("rewording"):
+            out[(j["id"], j["record"])] = j
     return out
 
 
