@@ -1270,8 +1270,13 @@ SITE = "/venv/lib/python3.11/site-packages"
             "python",
             True,
         ),
-        # a folder whose name only starts like a bundle's suffix is one's own
-        ('File "/home/me/data.zipper/train.py", line 9, in f', "IndexError: list index out of range", "python", False),
+        # folders whose names only end (`gzip`, no dot) or start (`.zipper`) like a bundle's suffix are one's own
+        (
+            'File "/home/me/gzip/data.zipper/train.py", line 9, in f',
+            "IndexError: list index out of range",
+            "python",
+            False,
+        ),
         # one's own code, the standard library: the code the advice is about
         ('File "/home/me/app/train.py", line 40, in main', "IndexError: list index out of range", "python", False),
         (
