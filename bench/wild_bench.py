@@ -23,7 +23,7 @@ Sets:
   * check8 bench/wild/check8.jsonl: 31 more, collected after check7's lessons were written;
   * check9 bench/wild/check9.jsonl: 85 more, collected after check8's lessons were written;
   * check10 bench/wild/check10.jsonl: 98 more, collected after check9's lessons were written;
-  * check11 bench/wild/check11.jsonl: 86 more, collected after check10's lessons were written.
+  * check11 bench/wild/check11.jsonl: 86 more, collected after check10's lessons were written;
   * check12 bench/wild/check12.jsonl: 113 more, collected after the package_bug rule was written;
   * check13 bench/wild/check13.jsonl: 78 more, collected after check12's lessons were written;
   * check14 bench/wild/check14.jsonl: 80 more, collected after three more class records were reworded.
@@ -113,12 +113,10 @@ def verdicts(rows: list[dict[str, Any]]) -> Verdicts:
     for row in rows:
         for j in row.get("judged", []):
             out[(row["id"], j["record"])] = j
-    judgments = load_rows(JUDGMENTS)
-    for j in judgments:
-        out.setdefault((j["id"], j["record"]), j)
-    for j in judgments:
-        if j.get("rewording"):
-            out[(j["id"], j["record"])] = j
+    for j in load_rows(JUDGMENTS):
+        key = (j["id"], j["record"])
+        if j.get("rewording") or key not in out:
+            out[key] = j
     return out
 
 

@@ -733,9 +733,9 @@ def imports_itself(text: str) -> bool:
 _PACKAGE_TOOL = re.compile(r"\b(?:pip[0-9.]*|pipx|uv|poetry|conda|mamba)\s")
 
 
-# An installed package's directory in a Python frame's file, and the package
-# an installed package's directory: under site-packages, or inside a zipped or frozen bundle (pip's
-# own `pip.zip/pip/…` under get-pip, an egg, a PyInstaller `….pyz/compose.cli.main`)
+# An installed package's directory in a Python frame's file, and the package: under site-packages,
+# or inside a zipped or frozen bundle (pip's own `pip.zip/pip/…` under get-pip, an egg, a
+# PyInstaller `….pyz/compose.cli.main`)
 _PACKAGE_DIR = re.compile(r"(?:[\\/](?:site|dist)-packages|\.(?:zip|egg|pyz))[\\/]([\w-]{1,100})", re.I)
 # Python's own exceptions for a fault in code (a wrong type, index, name or value), as this
 # interpreter has them: raised by the runtime (or by code that reuses them) wherever the bug is,
