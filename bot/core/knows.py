@@ -372,11 +372,20 @@ class Knowing:
     imports_itself: bool = False  # a catch-all, and a launcher cannot import its own package (a broken install)
     unpublished: bool = False  # its fixes are pip's (uv's, conda's), and none of the line's names is a PyPI project
     package_bug: bool = False  # Python's own exception, raised in an installed package the record does not name
+    handled: bool = False  # its line says the program caught or ignored the error and went on
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
 # of Python's subprocess, pip, setuptools, make and ninja: what went wrong is in that process's
 # own output, above it (linear: no nested repetition)
+# A line saying the program caught or ignored an error and went on (xFormers' `Error caught was:
+# No module named 'triton'`, Python's `Exception ignored in: <function …__del__>`, a harness's
+# `Caught exception while trying to kill child processes: …`); not `Uncaught …`, which stopped it
+_HANDLED = re.compile(
+    r"\b(?:error|exception) caught\b|\bcaught (?:an? )?(?:error|exception)\b|^\s*exception ignored in\b"
+    r"|\bignor(?:ing|ed) (?:the |an? )?(?:error|exception)\b",
+    re.I,
+)
 _PROCESS_EXIT = re.compile(
     r"returned non-zero exit status|did not run successfully|subprocess-exited-with-error"
     r"|metadata-generation-failed|legacy-install-failure|failed building wheel|could not build wheels"
@@ -892,6 +901,7 @@ def knowing(
         imports_itself=catch_all and imports_itself(ex.text),
         unpublished=installs_unpublished(rec, absorbed),
         package_bug=package_bug(rec, raw, ex.text),
+        handled=bool(_HANDLED.search(raw)),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
@@ -939,6 +949,11 @@ class Knows:
             # Python's own exception raised in an installed package's code (a launcher's, a
             # library's) that the record does not name: the package's bug or a mismatch of its
             # versions, which a reinstall or another version mends; advice on one's own code cannot
+            return False
+        if k.handled:
+            # the program caught the error on its line and went on (a probe for an optional
+            # package, a cleanup at exit): what stopped it, if anything did, is elsewhere in the
+            # paste or not in it, and advice on the caught error answers what was not asked
             return False
         if k.warning_beside:
             # its line is a warning, and the paste's error is another line: advice on the warning

@@ -1161,6 +1161,25 @@ def test_a_warning_printed_beside_the_pastes_error_is_not_the_error(paste: str, 
     assert Knows().knows(k) is not beside
 
 
+@pytest.mark.parametrize(
+    ("line", "handled"),
+    [
+        ("Error caught was: No module named 'numba'", True),  # a probe for an optional package
+        ("Exception ignored in: <function Pool.__del__ at 0x7f00>", True),  # a cleanup at exit
+        ("Caught exception while closing the pool: No module named 'numba'", True),
+        ("warn: ignoring error from plugin: No module named 'numba'", True),
+        # the program stopped on it: an uncaught error, or the error itself
+        ("Uncaught exception: No module named 'numba'", False),
+        ("ModuleNotFoundError: No module named 'numba'", False),
+    ],
+)
+def test_an_error_the_program_caught_and_went_past_is_not_answered(line: str, handled: bool) -> None:
+    rec = record(r"No module named '?numba'?", fixes=("pip install numba",))
+    k = knows_of(rec, line + "\n", rarity=1.0)
+    assert k.handled is handled
+    assert Knows().knows(k) is not handled
+
+
 WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip install opencv-python  # import cv2")
 
 
