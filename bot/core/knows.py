@@ -373,6 +373,7 @@ class Knowing:
     unpublished: bool = False  # its fixes are pip's (uv's, conda's), and none of the line's names is a PyPI project
     package_bug: bool = False  # Python's own exception, raised in an installed package the record does not name
     handled: bool = False  # its line says the program caught or ignored the error and went on
+    deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
 
 
 # A line saying only that a child process (a build, an install, a command) failed, in the words
@@ -386,6 +387,30 @@ _HANDLED = re.compile(
     r"|\bignor(?:ing|ed) (?:the |an? )?(?:error|exception)\b",
     re.I,
 )
+# One more link of an error chain (Go's and containerd's `a: b: c`, innermost last): a clause that
+# says something failed
+_LINK = re.compile(r":\s+(?:[\w#.'\"-]{1,40}\s+){0,4}?(?:error|failed|unable|cannot|could not|exit status)\b", re.I)
+_LINKS = 2  # links past the match that make the line's cause deeper than the record's
+
+
+def deeper(pattern: str, line: str, wording: set[str]) -> bool:
+    """The line wraps further errors past the regex's match (`OCI runtime create failed: …
+    unable to start container process: error during container init: error running hook …`) whose
+    words the record's wording lacks: the record is about an outer link, and its cause guesses the
+    innermost one, which the line says."""
+    try:
+        m = re2.compile(pattern, re2_options()).search(line)
+    except re2.error:
+        return False
+    if m is None:
+        return False
+    rest = line[m.end() :]
+    if len(_LINK.findall(rest)) < _LINKS:
+        return False
+    words = _own_words(rest)
+    return len(words - wording) > len(words) / 2
+
+
 _PROCESS_EXIT = re.compile(
     r"returned non-zero exit status|did not run successfully|subprocess-exited-with-error"
     r"|metadata-generation-failed|legacy-install-failure|failed building wheel|could not build wheels"
@@ -902,6 +927,7 @@ def knowing(
         unpublished=installs_unpublished(rec, absorbed),
         package_bug=package_bug(rec, raw, ex.text),
         handled=bool(_HANDLED.search(raw)),
+        deeper=deeper(regex, said, wording),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
@@ -954,6 +980,12 @@ class Knows:
             # the program caught the error on its line and went on (a probe for an optional
             # package, a cleanup at exit): what stopped it, if anything did, is elsewhere in the
             # paste or not in it, and advice on the caught error answers what was not asked
+            return False
+        if k.deeper:
+            # its line is an error chain (`a: b: c`, innermost last) that goes on past what its
+            # regex covers, in words its wording lacks (docker's `unable to start container
+            # process: error during container init: error running hook …: nvml error`): the record
+            # knows an outer link, and its cause is a guess at the inner one the line names
             return False
         if k.warning_beside:
             # its line is a warning, and the paste's error is another line: advice on the warning

@@ -1180,6 +1180,28 @@ def test_an_error_the_program_caught_and_went_past_is_not_answered(line: str, ha
     assert Knows().knows(k) is not handled
 
 
+CHAIN = "Error: failed to start service: unable to open store"
+
+
+@pytest.mark.parametrize(
+    ("line", "deeper"),
+    [
+        # two more links past the match, in words the record lacks: the inner cause is the error
+        (CHAIN + ": error reading index: open failed: lock held by pid 9", True),
+        # one link past it is the record's own error with its detail
+        (CHAIN + ": error reading index", False),
+        # links past it in the record's own words: it knows them
+        (CHAIN + ": store failed: unable to open store", False),
+        (CHAIN, False),
+    ],
+)
+def test_a_chain_that_goes_on_past_the_records_match_is_a_deeper_error(line: str, deeper: bool) -> None:
+    rec = record(r"failed to start service: unable to open store", fixes=("rm -rf /var/lib/svc/lock",))
+    k = knows_of(rec, line + "\n", rarity=1.0)
+    assert k.deeper is deeper
+    assert Knows().knows(k) is not deeper
+
+
 WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip install opencv-python  # import cv2")
 
 
