@@ -1192,6 +1192,8 @@ CHAIN = "Error: failed to start service: unable to open store"
         (CHAIN + ": error reading index", False),
         # links past it in the record's own words: it knows them
         (CHAIN + ": store failed: unable to open store", False),
+        # half its words the record's (store, failed), half not (lock, held): not past what it knows
+        (CHAIN + ": store error: lock failed: held", False),
         (CHAIN, False),
     ],
 )
