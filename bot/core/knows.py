@@ -399,7 +399,7 @@ def deeper(pattern: str, line: str, wording: set[str]) -> bool:
     words the record's wording lacks: the record is about an outer link, and its cause guesses the
     innermost one, which the line says."""
     try:
-        m = re2.compile(pattern, re2_options()).search(line)
+        m = _re2(pattern).search(line)
     except re2.error:
         return False
     if m is None:
@@ -510,6 +510,12 @@ def _split_bars(pattern: str) -> list[str]:
 
 
 @lru_cache(maxsize=512)  # the records that answer pastes are few; each RE2 keeps its own DFA cache
+def _re2(pattern: str) -> re2._Regexp:
+    """A record's whole regex compiled as production matches it (raises re2.error as RE2 does)."""
+    return re2.compile(pattern, re2_options())
+
+
+@lru_cache(maxsize=512)  # the records that answer pastes are few; each RE2 keeps its own DFA cache
 def _compiled_alternatives(pattern: str) -> tuple[tuple[str, re2._Regexp], ...]:
     """Each alternative with its compiled RE2 (once per regex: answers see the same few records),
     or none when the regex has one, or one RE2 rejects alone."""
@@ -526,7 +532,7 @@ def _whole_word(pattern: str, line: str) -> bool:
     """The regex's match on the line is one of the line's words (`building_Go_requires_Go_1_24_or_later`:
     an identifier matched whole); True when RE2 cannot tell."""
     try:
-        m = re2.compile(pattern, re2_options()).search(line)
+        m = _re2(pattern).search(line)
     except re2.error:
         return True
     return m is not None and m.group(0).lower() in _WORD.findall(line.lower())
