@@ -398,6 +398,8 @@ def deeper(pattern: str, line: str, wording: set[str]) -> bool:
     unable to start container process: error during container init: error running hook …`) whose
     words the record's wording lacks: the record is about an outer link, and its cause guesses the
     innermost one, which the line says."""
+    if len(_LINK.findall(line)) < _LINKS:
+        return False  # a line with fewer links has fewer past any match: no regex to run
     try:
         m = _re2(pattern).search(line)
     except re2.error:
