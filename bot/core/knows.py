@@ -376,9 +376,6 @@ class Knowing:
     deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
 
 
-# A line saying only that a child process (a build, an install, a command) failed, in the words
-# of Python's subprocess, pip, setuptools, make and ninja: what went wrong is in that process's
-# own output, above it (linear: no nested repetition)
 # A line saying the program caught or ignored an error and went on (xFormers' `Error caught was:
 # No module named 'triton'`, Python's `Exception ignored in: <function …__del__>`, a harness's
 # `Caught exception while trying to kill child processes: …`); not `Uncaught …`, which stopped it
@@ -413,6 +410,9 @@ def deeper(pattern: str, line: str, wording: set[str]) -> bool:
     return len(words - wording) > len(words) / 2
 
 
+# A line saying only that a child process (a build, an install, a command) failed, in the words
+# of Python's subprocess, pip, setuptools, make and ninja: what went wrong is in that process's
+# own output, above it (linear: no nested repetition)
 _PROCESS_EXIT = re.compile(
     r"returned non-zero exit status|did not run successfully|subprocess-exited-with-error"
     r"|metadata-generation-failed|legacy-install-failure|failed building wheel|could not build wheels"
