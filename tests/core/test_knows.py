@@ -1166,8 +1166,8 @@ def test_a_warning_printed_beside_the_pastes_error_is_not_the_error(paste: str, 
     [
         ("Error caught was: No module named 'numba'", True),  # a probe for an optional package
         ("Exception ignored in: <function Pool.__del__ at 0x7f00>", True),  # a cleanup at exit
-        ("Caught exception while closing the pool: No module named 'numba'", True),
-        ("warn: ignoring error from plugin: No module named 'numba'", True),
+        ("Caught an exception while closing the pool: No module named 'numba'", True),
+        ("warn: ignoring the error from plugin: No module named 'numba'", True),
         # the program stopped on it: an uncaught error, or the error itself
         ("Uncaught exception: No module named 'numba'", False),
         ("ModuleNotFoundError: No module named 'numba'", False),
@@ -1188,6 +1188,11 @@ CHAIN = "Error: failed to start service: unable to open store"
     [
         # two more links past the match, in words the record lacks: the inner cause is the error
         (CHAIN + ": error reading index: open failed: lock held by pid 9", True),
+        # a link may name what failed in up to four words before saying so
+        (CHAIN + ": error reading index: the stale lock file failed", True),
+        # five words, or a word of 41 characters, before it: prose that mentions a failure, not a link
+        (CHAIN + ": error reading index: then the stale lock file failed", False),
+        (CHAIN + ": error reading index: " + "x" * 41 + " failed", False),
         # one link past it is the record's own error with its detail
         (CHAIN + ": error reading index", False),
         # links past it in the record's own words: it knows them
