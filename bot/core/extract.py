@@ -24,6 +24,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # lone halves (JSON "\\ud800", surro
 _SLACK_LINK = re.compile(r"<((?:https?|mailto|file):[^|<>\s]{1,2000})(?:\|([^<>]{0,500}))?>")
 _SLACK_REF = re.compile(r"<([@#!])([A-Za-z0-9^_-]{1,64})(?:\|([^<>]{0,200}))?>")
 _FENCE = re.compile(r"^\s*```[\w+-]{0,20}\s*$|```")
+# A quote's marker (`> ` before each quoted line, Slack's `&gt; ` unescaped): quoted lines are the
+# paste; not a REPL's `>>>` nor pytest's `>       assert …` (its marker, then an indent)
+_QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?: (?! )|$)")
 # Markdown emphasis (**AttributeError**, _Traceback_) only as a pair around text, so identifiers
 # like torch._dynamo, __main__ and unscale_() keep their underscores.
 # The emphasised text never holds its own delimiter character, so the search for a closing
@@ -252,7 +255,8 @@ def unescape_slack(text: str) -> str:
 
 
 def clean(text: str) -> tuple[str, bool]:
-    """Unescape, strip colour codes, fences and markdown emphasis; keep at most MAX_CHARS (tail)."""
+    """Unescape, strip colour codes, quote markers, fences and markdown emphasis; keep at most
+    MAX_CHARS (tail)."""
     truncated = len(text) > MAX_CHARS
     if truncated:
         text = text[-MAX_CHARS:]
@@ -262,6 +266,7 @@ def clean(text: str) -> tuple[str, bool]:
     text = _CTRL.sub("", text)
     text = _SURROGATE.sub("\ufffd", text)
     text = unicodedata.normalize("NFKC", text).translate(_CJK_PUNCT)
+    text = _QUOTE.sub("", text)
     text = _FENCE.sub("", text)
     text = _MD.sub(_unemphasise, text)
     return text, truncated

@@ -894,3 +894,22 @@ def test_a_tools_prefix_then_only_a_location_is_a_pointer(line: str) -> None:
     """Each prefix a location line may carry (npm's, a compiler's, a logger's level) ranks it as
     a pointer: 0.3, under a warning's 0.45."""
     assert [ln.weight for ln in extract(line + "\n").lines] == [0.3]
+
+
+@pytest.mark.parametrize(
+    ("pasted", "kept"),
+    [
+        # a quote (Slack's `&gt; `, markdown's `> `): its marker is not the paste's
+        (
+            "&gt; Fatal error: Server error\n&gt; error: failed to push some refs",
+            "Fatal error: Server error\nerror: failed to push some refs",
+        ),
+        ("> x\n>\n  > y", "x\n\ny"),
+        # a REPL's prompt and pytest's marker of the failing line are the paste's own text
+        (">>> import torch", ">>> import torch"),
+        (">       assert x == 1", ">       assert x == 1"),
+        ("a > b", "a > b"),
+    ],
+)
+def test_a_quote_marker_is_stripped_and_a_prompt_is_not(pasted: str, kept: str) -> None:
+    assert clean(pasted)[0] == kept
