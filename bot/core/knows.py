@@ -289,7 +289,7 @@ _LINE_CALL = re.compile(r"(\w{1,100})\(\)")
 # A name a line holds: quoted, or an identifier by its shape (dotted, snake_case, camelCase, or
 # private: `_pipfile` in Python 2's unquoted `No module named _pipfile`)
 _NAME = re.compile(
-    r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60}|_[A-Za-z]\w{0,60})\b"
+    r"['\"`]([^'\"`\s]{1,120})['\"`]|\b([a-z_]\w{0,60}(?:\.[a-z_]\w{0,60})+|[a-z]\w{0,60}_\w{1,60}|[a-z]+[A-Z]\w{0,60}|_[a-z]\w{0,60})\b"
 )
 # A line of a fix that runs a command on the environment (an install, an upgrade, a variable set,
 # an environment activated; `acts` leaves out those that only look): the named thing decides

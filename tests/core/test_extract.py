@@ -634,9 +634,19 @@ def test_iso_timestamps_are_normalised() -> None:
         ("torch._dynamo and __main__ ok", "torch._dynamo and __main__ ok"),
         ('if __name__ == "__main__":', 'if __name__ == "__main__":'),
         ("in __init__.py and my _my_var_ here", "in __init__.py and my _my_var_ here"),
+        # a quote's marker (Slack's `&gt; `, markdown's `> `) is markup too, at any of a line's
+        # first columns; a REPL's prompt and pytest's marker of the failing line are the paste's
+        (
+            "&gt; Fatal error: Server error\n&gt; error: failed to push",
+            "Fatal error: Server error\nerror: failed to push",
+        ),
+        ("> x\n>\n  > y", "x\n\ny"),
+        (">>> import torch", ">>> import torch"),
+        (">       assert x == 1", ">       assert x == 1"),
+        ("a > b", "a > b"),
     ],
 )
-def test_markdown_emphasis_is_removed_but_not_from_names(pasted: str, cleaned: str) -> None:
+def test_markdown_markup_is_removed_but_not_from_names_or_prompts(pasted: str, cleaned: str) -> None:
     assert clean(pasted)[0] == cleaned
 
 
@@ -894,22 +904,3 @@ def test_a_tools_prefix_then_only_a_location_is_a_pointer(line: str) -> None:
     """Each prefix a location line may carry (npm's, a compiler's, a logger's level) ranks it as
     a pointer: 0.3, under a warning's 0.45."""
     assert [ln.weight for ln in extract(line + "\n").lines] == [0.3]
-
-
-@pytest.mark.parametrize(
-    ("pasted", "kept"),
-    [
-        # a quote (Slack's `&gt; `, markdown's `> `): its marker is not the paste's
-        (
-            "&gt; Fatal error: Server error\n&gt; error: failed to push some refs",
-            "Fatal error: Server error\nerror: failed to push some refs",
-        ),
-        ("> x\n>\n  > y", "x\n\ny"),
-        # a REPL's prompt and pytest's marker of the failing line are the paste's own text
-        (">>> import torch", ">>> import torch"),
-        (">       assert x == 1", ">       assert x == 1"),
-        ("a > b", "a > b"),
-    ],
-)
-def test_a_quote_marker_is_stripped_and_a_prompt_is_not(pasted: str, kept: str) -> None:
-    assert clean(pasted)[0] == kept

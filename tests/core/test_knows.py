@@ -1223,7 +1223,7 @@ WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip in
         # a private module (a leading underscore), quoted or in Python 2's unquoted line: a compiled
         # or vendored part of a package (`_th_sox`, pipenv's `_pipfile`), which no project installs
         ("ImportError: No module named _pipfile", r"No module named", WRONG_INTERPRETER, True),
-        ("ModuleNotFoundError: No module named '_ext'", r"No module named", WRONG_INTERPRETER, True),
+        ("ImportError: No module named _multiarray_umath", r"No module named", WRONG_INTERPRETER, True),
         # a project on PyPI by its own name, by a conventional spelling (PyYAML), or one the fixes name
         ("ModuleNotFoundError: No module named 'diffusers'", r"No module named", WRONG_INTERPRETER, False),
         ("ModuleNotFoundError: No module named 'yaml'", r"No module named", WRONG_INTERPRETER, False),
