@@ -29,7 +29,8 @@ Sets:
   * check14 bench/wild/check14.jsonl: 80 more, collected after three more class records were reworded;
   * check15 bench/wild/check15.jsonl: 97 more, collected after check14's seven rewordings;
   * check16 bench/wild/check16.jsonl: 98 more, collected after check15's five rewordings;
-  * check17 bench/wild/check17.jsonl: 56 more, collected after check16's three rewordings.
+  * check17 bench/wild/check17.jsonl: 56 more, collected after check16's three rewordings;
+  * check18 bench/wild/check18.jsonl: 107 more, from 40 repositories not collected before.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -84,6 +85,7 @@ SETS = {
     "check15": HERE / "check15.jsonl",
     "check16": HERE / "check16.jsonl",
     "check17": HERE / "check17.jsonl",
+    "check18": HERE / "check18.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
