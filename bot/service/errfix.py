@@ -339,7 +339,7 @@ class Errfix:
                     matcher.wrapped_lines(v.id, ex.searchable),
                 )
             ]
-            if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched, k.os_only)
+            if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched, k.os_only, k.product_words)
         ]
         if not judged:
             return []

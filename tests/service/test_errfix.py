@@ -503,10 +503,14 @@ def test_a_bundled_record_that_explains_the_error_answers_before_an_imported_one
     assert answers == [(True, "python/unpack"), (True, "corpus/unpack"), (True, "python/unpack-3-2")]
 
 
-def test_a_products_regex_that_matched_only_an_os_message_is_not_that_products_error(tmp_path: Path) -> None:
+def test_a_products_regex_that_matched_only_an_os_message_or_common_words_is_not_that_products_error(
+    tmp_path: Path,
+) -> None:
     """#35: a gRPC record whose regex is `connection refused` (the OS's message, which every
     program prints) is not a Celery worker's AMQP broker refusing; a gRPC record whose regex
-    matched its own `StatusCode.UNAVAILABLE` is gRPC's error though the paste never says gRPC."""
+    matched its own `StatusCode.UNAVAILABLE` is gRPC's error though the paste never says gRPC.
+    A Terraform record whose regex matched only words every plugin host prints (`plugin … exited`)
+    is not a Helm plugin's install hook failing, and is Terraform's error where the paste says so."""
 
     def tool(rid: str, domain: str, signature: str, regex: str) -> Record:
         return Record.model_validate(
@@ -526,6 +530,12 @@ def test_a_products_regex_that_matched_only_an_os_message_is_not_that_products_e
             tool("grpc/unavailable", "grpc", "StatusCode.UNAVAILABLE: server gone", r"StatusCode\.UNAVAILABLE"),
             tool("pg/refused", "postgres", "could not connect: Connection refused. Is the server up", "server up"),
             tool("node/refused", "node", "connect ECONNREFUSED 127.0.0.1:3000 connection refused", "ECONNREFUSED"),
+            tool("terraform/plugin", "terraform", "Error: plugin process exited unexpectedly", r"plugin.*exited"),
+            # other hosts' plugins exiting: `plugin` and `exited` are common words in this database
+            *(
+                tool(f"{host}/plugin", host, f"{host} plugin exited with code 1", f"{host} plugin exited")
+                for host in ("vscode", "gradle", "webpack", "vim", "obs")
+            ),
         ]
     )
     svc = Errfix(store)
@@ -537,5 +547,9 @@ def test_a_products_regex_that_matched_only_an_os_message_is_not_that_products_e
         assert "grpc/refused" not in [m.id for m in svc.diagnose(amqp).matches]
         d = svc.diagnose('status = StatusCode.UNAVAILABLE\n\tdetails = "upstream went away"\n')
         assert (d.reply, d.matches[0].id) == (True, "grpc/unavailable")
+        hook = 'Unsupported OS type\nError: plugin install hook for "s3" exited with error\n'
+        assert "terraform/plugin" not in [m.id for m in svc.diagnose(hook).matches]
+        d = svc.diagnose("terraform apply\nError: plugin process exited unexpectedly\n")
+        assert (d.reply, d.matches[0].id) == (True, "terraform/plugin")
     finally:
         svc.close()
