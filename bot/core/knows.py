@@ -47,6 +47,7 @@ to *know* the error:
 from __future__ import annotations
 
 import builtins
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -153,11 +154,6 @@ LANGUAGE_OF_DOMAIN = {
 # answered with a Terraform or Redis record shares only words with it). Docker, git and the OS
 # are left out: their messages (`No space left on device`) reach every language's output.
 # Anything else unknown (a team's own domain) is trusted.
-# The rarity (Knowing.product_words) of the words a product's regex matched that makes them the product's
-# own when the paste never names it: `FailedScheduling` (5.7) or kubectl's `connection to the
-# server … was refused` (2.2) are, Terraform's `plugin.*exited` on a Helm plugin's install hook
-# (1.3) is not (check18's pb021, read after its blind run)
-UNNAMED_OWN = 1.5
 TOOL_DOMAINS = frozenset(
     {
         "terraform",
@@ -175,6 +171,11 @@ TOOL_DOMAINS = frozenset(
         "kubernetes",
     }
 )
+# The rarity (Knowing.product_words) of the words a product's regex matched that makes them the
+# product's own when the paste never names it: `FailedScheduling` (5.7) or kubectl's `connection
+# to the server … was refused` (2.2) are, Terraform's `plugin.*exited` on a Helm plugin's install
+# hook (1.3) is not (check18's pb021, read after its blind run)
+UNNAMED_OWN = 1.5
 
 # Evidence of the language a paste's program was written in: (language, pattern), each linear.
 _LANGUAGE_EVIDENCE: list[tuple[str, re.Pattern[str]]] = [
@@ -231,21 +232,21 @@ def is_software(rec: Record) -> bool:
 
 
 def crosses(
-    rec: Record, language: str | None, named: bool, matched: bool = True, os_only: bool = False, own: float = 99.0
+    rec: Record, language: str | None, named: bool, matched: bool = True, os_only: bool = False, own: float = math.inf
 ) -> bool:
     """The record is another ecosystem's than the paste's: never its answer.
 
     `language` is paste_language's; `named` whether the paste names the record's domain (the
     matcher's `domain` part); `matched` whether the record's regex matched the paste; `os_only`
     whether the words it matched there are only an OS error's message (Knowing.os_only); `own`
-    how rare those words are among the records' wordings (Knowing.product_words). A product's record that a
-    paste never names shares only words with it, whatever the paste's language, when its wording
-    alone found it (a PyTorch `invalid combination of arguments` is not Terraform's `count` and
-    `for_each`), when its regex matched only the OS's message, which reaches every program's
-    output (a gRPC record's `connection refused` for a Celery worker's AMQP broker), or only
-    common words (Terraform's `plugin.*exited` for a Helm plugin's install hook); a regex that
-    matched the product's own words (`FailedScheduling`, `cannot re-use a name that is still in
-    use`) is the product's error, named or not."""
+    how rare those words are among the records' wordings (Knowing.product_words). A product's
+    record that a paste never names shares only words with it, whatever the paste's language,
+    when its wording alone found it (a PyTorch `invalid combination of arguments` is not
+    Terraform's `count` and `for_each`), when its regex matched only the OS's message, which
+    reaches every program's output (a gRPC record's `connection refused` for a Celery worker's
+    AMQP broker), or only common words (Terraform's `plugin.*exited` for a Helm plugin's install
+    hook); a regex that matched the product's own words (`FailedScheduling`, `cannot re-use a
+    name that is still in use`) is the product's error, named or not."""
     if not is_software(rec):
         return True
     domain = rec.domain.lower()
@@ -378,7 +379,7 @@ class Knowing:
     # `own` with every code the regex names and the line holds, its class too, weighed by its
     # rarity: a product's exception class (`ServerSelectionTimeoutError`) is the product's error
     # whether or not the paste names the product, Python's `ValueError` is every program's
-    product_words: float = 99.0
+    product_words: float = math.inf
     weight: float = 0.0  # the extractor's weight for the record's line (0: not one of its error lines)
     warning_beside: bool = False  # its line is a warning, and the paste holds an error line the extractor weighs more
     fragments: bool = False  # the regex matched the line by pieces of its words (a URL's, an identifier's)
@@ -907,7 +908,6 @@ def knowing(
         own = own - {domain}
     in_line = (own - codes) & line_words
     line_of = next((ln for ln in ex.lines if ln.raw == raw), None)
-    said_words = set(_WORD.findall(said.lower()))
     return Knowing(
         weight=line_of.weight if line_of else 0.0,
         # a warning printed beside the error (ComfyUI's `WARNING: PlaySound.IS_CHANGED() missing 1
@@ -940,7 +940,7 @@ def knowing(
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
         product_words=round(
             sum(rarity(w) for w in in_line)
-            + CODE_WEIGHT * sum(rarity(c) for c in {c.lower() for c in _CODE.findall(regex)} & said_words),
+            + CODE_WEIGHT * sum(rarity(c) for c in {c.lower() for c in _CODE.findall(regex)} & (line_words | klass)),
             4,
         ),
         # a regex with words of its own none of which is a word of the line (paths and URLs too)

@@ -140,6 +140,7 @@ def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -
     assert crosses(terraform, None, named=False, matched=True, os_only=True)
     # nor only common words (`plugin … exited`, which any plugin host prints): their rarity is low
     assert crosses(terraform, None, named=False, matched=True, own=1.3)
+    assert crosses(terraform, None, named=False, matched=True, own=1.49)
     assert not crosses(terraform, None, named=False, matched=True, own=1.5)
     assert not crosses(terraform, None, named=True, matched=True, own=1.3)
     assert not crosses(terraform, None, named=True, matched=True, os_only=True)
