@@ -11,9 +11,10 @@ ecosystem rules), with what `knowing` reads and a label:
   * dev.jsonl (corpus + seeds) and ml-pastes-dev.jsonl (seeds only): good when the record is right
     for the paste (bench/eval.py's definition), bad when it is not. These keep what works: a record
     that is this paste's error must stay an answer.
-The grid is small on purpose (two thresholds): the rule must hold for records and pastes nobody has
-seen, and the held-out sets are twice the dev sets. A choice is read off the `train` rows; the
-other rows (wild-dev, wild-check, wild-check2, dev, ml) check it.
+The grid is small on purpose (two thresholds, then the imported records' bar at the chosen
+pair): the rule must hold for records and pastes nobody has seen, and the held-out sets are twice
+the dev sets. A choice is read off the `train` rows; the other rows (wild-dev, the check sets,
+dev, ml) check it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval import Judge, corpus_ids, dev_judge, ml_judge, names, rows_of, service  # noqa: E402
 from wild_bench import SETS, load_rows, verdicts  # noqa: E402
 
+from bot.core.draft import TEAM_TIER  # noqa: E402
 from bot.core.knows import Knowing, Knows, knowing  # noqa: E402
 from bot.service.errfix import Errfix  # noqa: E402
 
@@ -61,6 +63,7 @@ def first(svc: Errfix, text: str) -> tuple[Any, Knowing] | None:
         m.rarity,
         m.catch_all(top.id),
         m.wrapped_lines(top.id, d.extracted.searchable),
+        top.id in m.seeds or top.record.verification_tier == TEAM_TIER,
     )
 
 
@@ -130,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
             knows = Knows(words, commands)
             mark = " <- shipped" if knows == shipped else ""
             print(f"template_words={words} commands={commands:.2f}: {line(knows, data)}{mark}")
+    # the bar for a record imported as found, at the shipped pair (0: no bar of its own)
+    for imported in (0.0, 1.5, 1.75, 2.0, 2.25, 2.5):
+        knows = Knows(shipped.template_words, shipped.commands, imported)
+        mark = " <- shipped" if knows == shipped else ""
+        print(f"imported_words={imported}: {line(knows, data)}{mark}")
     return 0
 
 

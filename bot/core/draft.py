@@ -453,6 +453,7 @@ class TeachForm:
 
 
 TEAM_FIX_RATE = 0.8  # worked once, for the person who saved it: a prior the team's votes soon outweigh
+TEAM_TIER = "team"  # the verification_tier of a record the team wrote (`/errfix teach`)
 
 
 def team_record(form: TeachForm, *, record_id: str, submitter: str, permalink: str, today: str) -> Record:
@@ -474,7 +475,7 @@ def team_record(form: TeachForm, *, record_id: str, submitter: str, permalink: s
                     "sources": sources,
                 }
             ],
-            "verification_tier": "team",
+            "verification_tier": TEAM_TIER,
             "confidence": TEAM_FIX_RATE,
             "fix_success_rate": TEAM_FIX_RATE,
             "first_seen": today,

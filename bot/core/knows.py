@@ -390,6 +390,7 @@ class Knowing:
     package_bug: bool = False  # Python's own exception, raised in an installed package the record does not name
     handled: bool = False  # its line says the program caught or ignored the error and went on
     deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
+    curated: bool = True  # a bundled record or the team's own, not one imported as found
 
 
 # A line saying the program caught or ignored an error and went on (xFormers' `Error caught was:
@@ -866,6 +867,7 @@ def knowing(
     rarity: Callable[[str], float] = lambda w: 1.0,
     catch_all: bool = False,
     wrapped_lines: Sequence[str] = (),
+    curated: bool = True,
 ) -> Knowing:
     """What `Knows` reads of a record as the answer to a paste; `matches(line)` tells whether the
     record's regex matches a line, `rarity(word)` how rare a word is among the records' wordings
@@ -957,6 +959,7 @@ def knowing(
         package_bug=package_bug(rec, raw, ex.text),
         handled=bool(_HANDLED.search(raw)),
         deeper=deeper(regex, said, wording),
+        curated=curated,
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
@@ -982,6 +985,11 @@ class Knows:
     # words grow commoner as records are added: with 412, "can't load tokenizer for" summed 1.24)
     template_words: float = 1.2
     commands: float = 0.5  # fixes at least this much commands act on the named thing
+    # an imported record's regex must have matched at least this much of the line's rarer words
+    # (by `own`): the public corpus writes a class's template once per environment, in the words
+    # every program of the class prints (`connect: connection refused`, `undefined:`); 1.96 was
+    # a Go TLS timeout judged general advice, 2.1 an asyncio `Event loop is closed` judged right
+    imported_words: float = 2.0
 
     def knows(self, k: Knowing) -> bool:
         template = (k.absorbed > 0 or k.bare) and k.own <= self.template_words
@@ -1004,6 +1012,13 @@ class Knows:
             # Python's own exception raised in an installed package's code (a launcher's, a
             # library's) that the record does not name: the package's bug or a mismatch of its
             # versions, which a reinstall or another version mends; advice on one's own code cannot
+            return False
+        if not k.curated and k.matched and k.own < self.imported_words:
+            # a record imported as found (not bundled, not the team's) whose regex matched only
+            # words many records share (`Exec format error`, `dial tcp … connection refused`,
+            # `Cannot find module`): the line's own names and context are the error, and a
+            # machine-made template's cause is a guess at them; judged, such answers were general
+            # advice four times in five (bench/wild/README.md)
             return False
         if k.handled:
             # the program caught the error on its line and went on (a probe for an optional

@@ -21,7 +21,7 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.draft import TeachForm
+from bot.core.draft import TEAM_TIER, TeachForm
 from bot.core.extract import unescape_slack
 from bot.core.messages import language, t
 from bot.core.records import Record
@@ -159,7 +159,7 @@ async def open_edit(
     the reason it cannot be (in their language), or None when the modal is open."""
     lang = language((await deps.users.get(client, user)).locale)
     shown = await deps.errfix.view(record_id)
-    if shown is None or shown.record.verification_tier != "team":
+    if shown is None or shown.record.verification_tier != TEAM_TIER:
         return t("teach_not_team", lang, id=record_id)
     author = team_info(shown.record).get("submitted_by", "")
     if user != author:

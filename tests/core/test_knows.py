@@ -129,6 +129,36 @@ def test_a_products_record_answers_a_languages_traceback_only_when_the_paste_nam
     assert not crosses(record("QuarryLockError", "quarry"), "python", named=False)
 
 
+@pytest.mark.parametrize(
+    ("rarity", "curated", "matched", "known"),
+    [
+        (0.6, True, True, True),
+        (0.66, False, True, False),
+        (2 / 3, False, True, True),
+        (0.6, False, True, False),
+        (0.6, False, False, True),
+    ],
+)
+def test_an_imported_record_knows_the_error_only_by_the_lines_rarer_words(
+    rarity: float, curated: bool, matched: bool, known: bool
+) -> None:
+    """#35: a record imported as found, whose regex matched, knows this very error only when the
+    words it matched sum at least 2 by rarity (three words: 1.8 and 1.98 fall short, 2.0 does
+    not); a bundled or the team's record of the same words does, and one found by its wording
+    (its regex missed) is held to the wording's own bar instead."""
+    rec = record(r"Event loop is closed")
+    paste = PY_TRACEBACK + "RuntimeError: Event loop is closed\n"
+    pattern = re.compile(rec.regex, re.I)
+    k = knowing(
+        rec,
+        extract(paste),
+        lambda line: matched and pattern.search(line) is not None,
+        lambda w: rarity,
+        curated=curated,
+    )
+    assert Knows().knows(k) is known
+
+
 def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -> None:
     # a PyTorch `invalid combination of arguments` is not Terraform's count/for_each, whatever the
     # paste's language (here none is known)

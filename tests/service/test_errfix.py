@@ -214,8 +214,9 @@ def test_a_sync_in_the_background_is_indexed_off_to_the_side(tmp_path: Path, hea
 def _flat(tmp_path: Path, score: float, n: int = 6) -> tuple[Errfix, Matcher]:
     """A store of `n` records that all match PASTE_R, and a matcher scoring each of them `score`."""
     svc = Errfix.open(tmp_path / "flat.db", seed=False)
+    team = {"verification_tier": "team"}  # not imported as found: its few words are no bar here
     svc.store.import_records(
-        [Record.model_validate(minimal(f"t/r{i}", signature=f"ValueError: t/r{i} broke")) for i in range(n)]
+        [Record.model_validate(minimal(f"t/r{i}", signature=f"ValueError: t/r{i} broke", **team)) for i in range(n)]
     )
     flat = Calibration(**dict.fromkeys(CALIBRATION_FEATURES, 0.0), bias=math.log(score / (1 - score)))
     matcher = Matcher(list(svc.store.records()), calibration=flat)
@@ -272,7 +273,9 @@ def test_an_imported_catch_all_is_answered_unprompted_from_seven_tenths(
     paste says little about which error it is, unless it is a bundled seed someone reviewed."""
     svc = Errfix.open(tmp_path / "any.db", seed=False)
     fix = {"action": "Reinstall it", "how": "pip install --force-reinstall x", "success_rate": 0.8}
-    records = [minimal("k/any", signature="KeyError: 'a'", regex=r"KeyError: '\w+'", workarounds=[fix])]
+    # the team's (an imported one of only the class's words would not know the error at all)
+    any_key = minimal("k/any", signature="KeyError: 'a'", regex=r"KeyError: '\w+'", workarounds=[fix])
+    records = [{**any_key, "verification_tier": "team"}]
     records += [minimal(f"k/{w}", signature=f"KeyError: '{w}'", regex=f"KeyError: '{w}'") for w in ("alpha", "beta")]
     svc.store.import_records([Record.model_validate(r) for r in records])
     flat = Calibration(**dict.fromkeys(CALIBRATION_FEATURES, 0.0), bias=math.log(score / (1 - score)))
@@ -334,8 +337,11 @@ def test_a_look_alike_found_by_wording_goes_after_the_record_whose_regex_matched
 
 
 def fixed(rid: str, signature: str, regex: str, action: str, how: str) -> dict[str, object]:
-    """A record with one fix (`how` is a command or code, which the knowing decision reads)."""
-    return {"id": rid, "signature": signature, "regex": regex, "workarounds": [{"action": action, "how": how}]}
+    """A record with one fix (`how` is a command or code, which the knowing decision reads); one
+    under `team/` is the team's (its verification_tier), the rest are imported as found."""
+    tier = "team" if rid.startswith("team/") else "ai_generated"
+    workarounds = [{"action": action, "how": how}]
+    return {"id": rid, "signature": signature, "regex": regex, "workarounds": workarounds, "verification_tier": tier}
 
 
 def test_a_record_of_the_same_line_that_knows_the_error_answers_before_a_template(tmp_path: Path) -> None:
@@ -549,7 +555,8 @@ def test_a_products_regex_that_matched_only_an_os_message_or_common_words_is_not
         assert (d.reply, d.matches[0].id) == (True, "grpc/unavailable")
         hook = 'Unsupported OS type\nError: plugin install hook for "s3" exited with error\n'
         assert "terraform/plugin" not in [m.id for m in svc.diagnose(hook).matches]
+        # named, it is a candidate (imported, and matched by common words: not sure enough to answer)
         d = svc.diagnose("terraform apply\nError: plugin process exited unexpectedly\n")
-        assert (d.reply, d.matches[0].id) == (True, "terraform/plugin")
+        assert (d.reply, d.matches[0].id) == (False, "terraform/plugin")
     finally:
         svc.close()
