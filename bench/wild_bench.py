@@ -30,7 +30,8 @@ Sets:
   * check15 bench/wild/check15.jsonl: 97 more, collected after check14's seven rewordings;
   * check16 bench/wild/check16.jsonl: 98 more, collected after check15's five rewordings;
   * check17 bench/wild/check17.jsonl: 56 more, collected after check16's three rewordings;
-  * check18 bench/wild/check18.jsonl: 107 more, from 40 repositories not collected before.
+  * check18 bench/wild/check18.jsonl: 107 more, from 40 repositories not collected before;
+  * check19 bench/wild/check19.jsonl: 105 more, from 40 other such repositories.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -86,6 +87,7 @@ SETS = {
     "check16": HERE / "check16.jsonl",
     "check17": HERE / "check17.jsonl",
     "check18": HERE / "check18.jsonl",
+    "check19": HERE / "check19.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
