@@ -100,7 +100,11 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (
         "warning",
         0.45,
-        re.compile(r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)"),
+        # logfmt's (logrus, Docker Compose, Go tools): `time="…" level=warning msg="…"`
+        re.compile(
+            r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)"
+            r"|^\s{0,8}(?:time=\S{1,60}\s{1,4})?level=warn(?:ing)?\s"
+        ),
     ),
     (
         "cuda",

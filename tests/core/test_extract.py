@@ -165,6 +165,20 @@ def test_a_warning_ranks_below_an_error(warning_last: bool) -> None:
     assert rank(ex, "UserWarning") > rank(ex, "RuntimeError")
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'time="2024-11-11T17:38:46+05:30" level=warning msg="docker-compose.yml: the attribute `version` is obsolete"',
+        'level=warn msg="the attribute `version` is obsolete"',
+    ],
+)
+def test_a_logfmt_warning_is_a_warning(line: str) -> None:
+    """#35: logfmt's warning (logrus, Docker Compose) beside a daemon's error is a warning, so a
+    record of the warning is not the paste's error (check19 ph019)."""
+    ex = extract(line + "\nError response from daemon: container create: statfs /mnt/c/x: no such file or directory")
+    assert [ln.kind for ln in ex.lines if ln.raw == line] == ["warning"]
+
+
 def test_a_plain_warning_line_is_still_extracted() -> None:
     ex = extract("FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated.")
     assert raws(ex) == ["FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated."]
