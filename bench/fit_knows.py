@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval import Judge, corpus_ids, dev_judge, ml_judge, names, rows_of, service  # noqa: E402
 from wild_bench import SETS, load_rows, verdicts  # noqa: E402
 
-from bot.core.draft import TEAM_TIER  # noqa: E402
-from bot.core.knows import Knowing, Knows, knowing  # noqa: E402
+from bot.core.knows import Knowing, Knows, curated, knowing  # noqa: E402
 from bot.service.errfix import Errfix  # noqa: E402
 
 
@@ -63,7 +62,7 @@ def first(svc: Errfix, text: str) -> tuple[Any, Knowing] | None:
         m.rarity,
         m.catch_all(top.id),
         m.wrapped_lines(top.id, d.extracted.searchable),
-        top.id in m.seeds or top.record.verification_tier == TEAM_TIER,
+        curated(top.record, m.seeds),
     )
 
 

@@ -56,6 +56,7 @@ from typing import TypeVar
 
 import re2
 
+from bot.core.draft import TEAM_TIER
 from bot.core.extract import Extracted
 from bot.core.packages import is_published, spellings
 from bot.core.records import Record
@@ -229,6 +230,12 @@ def paste_language(text: str) -> str | None:
 def is_software(rec: Record) -> bool:
     """False for records that are not software errors (they import, and never answer a paste)."""
     return rec.domain.lower() not in NON_SOFTWARE_DOMAINS
+
+
+def curated(rec: Record, seeds: frozenset[str]) -> bool:
+    """A bundled record (`seeds`: the matcher's) or one the team wrote, not one imported as found:
+    `Knows` holds only the latter to the imported records' bar."""
+    return rec.id in seeds or rec.verification_tier == TEAM_TIER
 
 
 def crosses(

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.digest_view import ChannelView, DigestData
-from bot.core.draft import TEAM_TIER, Draft, TeachForm, draft, team_record
+from bot.core.draft import Draft, TeachForm, draft, team_record
 from bot.core.draft import record_id as record_id_for
 from bot.core.extract import MAX_LINE, Extracted, extract
 from bot.core.fold import updated_record
 from bot.core.knows import (
     Knows,
     crosses,
+    curated,
     explained_first,
     first_diagnostic,
     is_software,
@@ -337,7 +338,7 @@ class Errfix:
                     matcher.rarity,
                     matcher.catch_all(v.id),
                     matcher.wrapped_lines(v.id, ex.searchable),
-                    v.id in matcher.seeds or v.record.verification_tier == TEAM_TIER,
+                    curated(v.record, matcher.seeds),
                 )
             ]
             if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched, k.os_only, k.product_words)

@@ -555,8 +555,14 @@ def test_a_products_regex_that_matched_only_an_os_message_or_common_words_is_not
         assert (d.reply, d.matches[0].id) == (True, "grpc/unavailable")
         hook = 'Unsupported OS type\nError: plugin install hook for "s3" exited with error\n'
         assert "terraform/plugin" not in [m.id for m in svc.diagnose(hook).matches]
-        # named, it is a candidate (imported, and matched by common words: not sure enough to answer)
-        d = svc.diagnose("terraform apply\nError: plugin process exited unexpectedly\n")
+        # named, it is a candidate (imported, and matched by common words: not sure enough to
+        # answer); the same record bundled is an answer
+        named = "terraform apply\nError: plugin process exited unexpectedly\n"
+        d = svc.diagnose(named)
         assert (d.reply, d.matches[0].id) == (False, "terraform/plugin")
+        bundled = Matcher(list(svc.store.records()), seeds=frozenset({"terraform/plugin"}))
+        svc.install_matcher(svc.store.version, bundled)
+        d = svc.diagnose(named)
+        assert (d.reply, d.matches[0].id) == (True, "terraform/plugin")
     finally:
         svc.close()
