@@ -31,7 +31,8 @@ Sets:
   * check16 bench/wild/check16.jsonl: 98 more, collected after check15's five rewordings;
   * check17 bench/wild/check17.jsonl: 56 more, collected after check16's three rewordings;
   * check18 bench/wild/check18.jsonl: 107 more, from 40 repositories not collected before;
-  * check19 bench/wild/check19.jsonl: 105 more, from 40 other such repositories.
+  * check19 bench/wild/check19.jsonl: 105 more, from 40 other such repositories;
+  * check20 bench/wild/check20.jsonl: 116 more, from 40 more such repositories.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -88,6 +89,7 @@ SETS = {
     "check17": HERE / "check17.jsonl",
     "check18": HERE / "check18.jsonl",
     "check19": HERE / "check19.jsonl",
+    "check20": HERE / "check20.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
