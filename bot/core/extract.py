@@ -100,9 +100,11 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
     (
         "warning",
         0.45,
-        # logfmt's (logrus, Docker Compose, Go tools): `time="…" level=warning msg="…"`
+        # logfmt's (logrus, Docker Compose, Go tools): `time="…" level=warning msg="…"`; a log's
+        # ISO time before Python's `file.py:90: TracerWarning: …` (ComfyUI's `2025-02-27T22:15:11.471527 - `)
         re.compile(
-            r"^\s{0,8}(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)"
+            r"^\s{0,8}(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\s{1,4}(?:-\s{1,4})?)?"
+            r"(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)"
             r"|^\s{0,8}(?:time=\S{1,60}\s{1,4})?level=warn(?:ing)?\s"
         ),
     ),

@@ -170,11 +170,14 @@ def test_a_warning_ranks_below_an_error(warning_last: bool) -> None:
     [
         'time="2024-11-11T17:38:46+05:30" level=warning msg="docker-compose.yml: the attribute `version` is obsolete"',
         'level=warn msg="the attribute `version` is obsolete"',
+        "2025-02-27T22:15:11.471527 - /app/comfy/unet.py:90: TracerWarning: Converting a tensor to a boolean",
+        "2025-02-27 22:15:11,471 /app/model.py:12: UserWarning: TypedStorage is deprecated",
     ],
 )
-def test_a_logfmt_warning_is_a_warning(line: str) -> None:
+def test_a_logged_warning_is_a_warning(line: str) -> None:
     """#35: logfmt's warning (logrus, Docker Compose) beside a daemon's error is a warning, so a
-    record of the warning is not the paste's error (check19 ph019)."""
+    record of the warning is not the paste's error (check19 ph019); so is Python's warning under a
+    log's time (ComfyUI's, above an onnx DLL failure: check20 pj013)."""
     ex = extract(line + "\nError response from daemon: container create: statfs /mnt/c/x: no such file or directory")
     assert [ln.kind for ln in ex.lines if ln.raw == line] == ["warning"]
 
