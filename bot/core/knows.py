@@ -668,6 +668,11 @@ def panics_outside_main(text: str) -> bool:
 _CODE_SPAN = re.compile(r"`([^`\n]{1,2000})`")
 
 
+# Python 2 names the missing module bare (`ImportError: No module named req`): the name Python 3
+# quotes, so it is read as one (a slot, a dotted name, a project or not)
+_BARE_MODULE = re.compile(r"(\bNo module named )([A-Za-z_][\w.]{0,120})\s*$")
+
+
 def _unwrapped(line: str) -> str:
     """The line less the backticks chat wraps code in (`` `TypeError: … argument: 'model'` ``):
     a span holding quotes of its own is the message, not a quoted name (rustc's `tokio::time` is)."""
@@ -885,7 +890,7 @@ def knowing(
     raw = principal_line(ex, matches)
     regex = found_by(rec.regex, raw)
     process_exit = bool(_PROCESS_EXIT.search(raw))
-    said = _unwrapped(raw)
+    said = _BARE_MODULE.sub(r"\1'\2'", _unwrapped(raw))
     klass = {m.group(1).lower() for m in [_CLASS_AT.match(said)] if m}
     text = _LOCATION.sub(" ", said)
     wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))

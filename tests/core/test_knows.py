@@ -1263,11 +1263,14 @@ WRONG_INTERPRETER = ("python -m pip install pkg", "which -a python pip", "pip in
         ("ModuleNotFoundError: No module named 'diffusers'", r"No module named", WRONG_INTERPRETER, False),
         ("ModuleNotFoundError: No module named 'yaml'", r"No module named", WRONG_INTERPRETER, False),
         ("ModuleNotFoundError: No module named 'cv2'", r"No module named", WRONG_INTERPRETER, False),
-        # fixes that are not about installed projects; a line that names no module; Python 2's
-        # unquoted name, which the line's names do not hold (nothing to judge it by)
+        # Python 2's unquoted name is read as Python 3's quoted one: `six` is a project, `traceback`
+        # (a standard module: the interpreter itself is broken) and `env` (the program's) are not
+        ("ImportError: No module named six", r"No module named", WRONG_INTERPRETER, False),
+        ("ImportError: No module named traceback", r"No module named", WRONG_INTERPRETER, True),
+        ("ImportError: No module named env", r"No module named", WRONG_INTERPRETER, True),
+        # fixes that are not about installed projects; a line that names no module
         ("ModuleNotFoundError: No module named 'models'", r"No module named", ("export PYTHONPATH=.",), False),
         ("ImportError: cannot import name 'models'", r"cannot import name", WRONG_INTERPRETER, False),
-        ("ImportError: No module named six", r"No module named", WRONG_INTERPRETER, False),
     ],
 )
 def test_install_advice_knows_a_missing_module_only_when_it_is_a_project_on_pypi(
