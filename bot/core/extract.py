@@ -61,10 +61,12 @@ _CJK_PUNCT = str.maketrans(
 # `[0818/104648.606:ERROR:file.cc(103)] `, an ISO time then the level (Python's logging:
 # `2024-05-01 10:30:42.230 WARNING (MainThread) [logger] `). Weak: no record is matched on it
 # alone, but the team may have seen it before (bot/core/team_memory.py).
+# An ISO 8601 time as logs print it first (`2024-05-01 10:30:42,230`, `2025-02-27T22:15:11.471527Z`)
+_ISO_TIME = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?"
 _LOG_ENTRY = re.compile(
     r"^\s{0,8}(?:[WEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9}\s{1,12}\d{1,10} [\w.-]{1,120}:\d{1,6}\] "
     r"|\[\d{4}/\d{6}\.\d{3}:(?:WARNING|ERROR|FATAL):[\w.-]{1,120}\(\d{1,6}\)\] "
-    r"|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?\s{1,4}"
+    rf"|\[?{_ISO_TIME}\]?\s{{1,4}}"
     r"\[?(?:WARNING|WARN|ERROR|CRITICAL|FATAL)\]?\s)"
 )
 
@@ -103,7 +105,7 @@ _RULES: list[tuple[str, float, re.Pattern[str]]] = [
         # logfmt's (logrus, Docker Compose, Go tools): `time="…" level=warning msg="…"`; a log's
         # ISO time before Python's `file.py:90: TracerWarning: …` (ComfyUI's `2025-02-27T22:15:11.471527 - `)
         re.compile(
-            r"^\s{0,8}(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\s{1,4}(?:-\s{1,4})?)?"
+            rf"^\s{{0,8}}(?:{_ISO_TIME}\s{{1,4}}(?:-\s{{1,4}})?)?"
             r"(?:\S{1,300}:\d{1,6}: )?(?:[\w.]{0,80}Warning: |warning: |WARNING: |WARN\b)"
             r"|^\s{0,8}(?:time=\S{1,60}\s{1,4})?level=warn(?:ing)?\s"
         ),

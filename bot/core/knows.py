@@ -921,6 +921,7 @@ def knowing(
     if domain in own and domain not in _WORD.findall(_QUOTED.sub(" ", text).lower()):
         own = own - {domain}
     in_line = (own - codes) & line_words
+    in_line_rarity = sum(rarity(w) for w in in_line)
     line_of = next((ln for ln in ex.lines if ln.raw == raw), None)
     return Knowing(
         weight=line_of.weight if line_of else 0.0,
@@ -931,7 +932,7 @@ def knowing(
         and any(ln.kind != "warning" and ln.weight > line_of.weight for ln in ex.lines),
         absorbed=len(absorbed),
         dotted=any(_inside(n) for n in absorbed),
-        own=round(sum(rarity(w) for w in in_line) + CODE_WEIGHT * len(codes), 4),
+        own=round(in_line_rarity + CODE_WEIGHT * len(codes), 4),
         bare=not own,
         commands=round(command_share(rec), 4),
         matched=matches(raw),
@@ -953,7 +954,7 @@ def knowing(
         foreign_panic=bool(_GO_PANIC.search(said)) and panics_outside_main(ex.text),
         os_only=bool(in_line) and not codes and in_line <= _OS_WORDS,
         product_words=round(
-            sum(rarity(w) for w in in_line)
+            in_line_rarity
             + CODE_WEIGHT * sum(rarity(c) for c in {c.lower() for c in _CODE.findall(regex)} & (line_words | klass)),
             4,
         ),
