@@ -12,7 +12,8 @@ ecosystem rules), with what `knowing` reads and a label:
     for the paste (bench/eval.py's definition), bad when it is not. These keep what works: a record
     that is this paste's error must stay an answer.
 The grid is small on purpose (two thresholds, then the imported records' bar at the chosen
-pair): the rule must hold for records and pastes nobody has seen, and the held-out sets are twice
+pair, then their bar when a wildcard holds the line's name): the rule must hold for records and
+pastes nobody has seen, and the held-out sets are twice
 the dev sets. A choice is read off the `train` rows; the other rows (wild-dev, the check sets,
 dev, ml) check it.
 """
@@ -137,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         knows = Knows(shipped.template_words, shipped.commands, imported)
         mark = " <- shipped" if knows == shipped else ""
         print(f"imported_words={imported}: {line(knows, data)}{mark}")
+    # and its bar when the line holds a name the regex leaves to a wildcard (at or below the
+    # imported bar: no bar of its own)
+    for named in (2.0, 2.5, 3.0, 3.5, 4.0):
+        knows = Knows(shipped.template_words, shipped.commands, shipped.imported_words, named)
+        mark = " <- shipped" if knows == shipped else ""
+        print(f"imported_named_words={named}: {line(knows, data)}{mark}")
     return 0
 
 

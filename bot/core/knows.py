@@ -899,7 +899,12 @@ def knowing(
     quoted_all = [m.group(1) for m in _QUOTED.finditer(said)]
     quoted_raw = [q for q in quoted_all if not any(c.isspace() for c in q)]
     quoted = {q.lower() for q in quoted_raw}
-    names = quoted | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
+    # a call the line names (`root() takes 0 positional arguments`) is a name a wildcard may hold
+    names = (
+        quoted
+        | {n.lower() for m in _NAME.finditer(text) for n in m.groups() if n}
+        | {c.lower() for c in _LINE_CALL.findall(said)}
+    )
     absorbed = [n for n in names if not set(_WORD.findall(n)) <= wording]
     # the line's class is not an own word, nor a code (KeyboardInterrupt, ArrowInvalid)
     own = _own_words(regex) - klass - _TRACEBACK_WORDS
@@ -1003,6 +1008,10 @@ class Knows:
     # every program of the class prints (`connect: connection refused`, `undefined:`); 1.96 was
     # a Go TLS timeout judged general advice, 2.1 an asyncio `Event loop is closed` judged right
     imported_words: float = 2.0
+    # and at least this much when the line holds a name its regex leaves to a wildcard: 2.3 to 2.9
+    # were Go's `connection refused` to a named host and Python's `f() takes 0 positional
+    # arguments`, all general advice; 3.8 to 5.9 BuildKit's cache key and S3's AccessDenied, right
+    imported_named_words: float = 3.0
 
     def knows(self, k: Knowing) -> bool:
         template = (k.absorbed > 0 or k.bare) and k.own <= self.template_words
@@ -1032,6 +1041,13 @@ class Knows:
             # `Cannot find module`): the line's own names and context are the error, and a
             # machine-made template's cause is a guess at them; judged, such answers were general
             # advice four times in five (bench/wild/README.md)
+            return False
+        if not k.curated and k.matched and k.absorbed > 0 and k.own < self.imported_named_words:
+            # an imported record whose regex left the line's names to its wildcards (`\w+\(\) takes
+            # \d+ positional arguments`, `dial tcp \S+: connect: connection refused`) is the
+            # language's or the tool's message with a slot for what failed, and what failed (which
+            # function, which service) is the error; judged, such answers below this many rare
+            # words were general advice or another error nine times in ten
             return False
         if k.handled:
             # the program caught the error on its line and went on (a probe for an optional

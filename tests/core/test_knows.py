@@ -159,6 +159,30 @@ def test_an_imported_record_knows_the_error_only_by_the_lines_rarer_words(
     assert Knows().knows(k) is known
 
 
+@pytest.mark.parametrize(
+    ("rarity", "curated", "named", "known"),
+    [
+        (0.6, False, True, True),
+        (0.58, False, True, False),
+        (0.58, True, True, True),
+        (0.58, False, False, True),
+    ],
+)
+def test_an_imported_template_with_a_slot_for_the_lines_name_needs_three_rare_words(
+    rarity: float, curated: bool, named: bool, known: bool
+) -> None:
+    """#35: an imported record whose regex leaves the line's name (here the call `root()`) to a
+    wildcard knows this very error only when the five words it matched sum at least 3 by rarity
+    (3.0 does, 2.9 falls short); a bundled record of the same words does, and a line with no name
+    for the wildcard to hold is held only to the 2.0 bar."""
+    rec = record(r"\w*\(?\)? ?takes \d+ positional arguments? but \d+ were given")
+    call = "root() " if named else ""
+    paste = PY_TRACEBACK + f"TypeError: {call}takes 0 positional arguments but 3 were given\n"
+    pattern = re.compile(rec.regex, re.I)
+    k = knowing(rec, extract(paste), lambda line: pattern.search(line) is not None, lambda w: rarity, curated=curated)
+    assert Knows().knows(k) is known
+
+
 def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -> None:
     # a PyTorch `invalid combination of arguments` is not Terraform's count/for_each, whatever the
     # paste's language (here none is known)
