@@ -395,6 +395,7 @@ class Knowing:
     imports_itself: bool = False  # a catch-all, and a launcher cannot import its own package (a broken install)
     unpublished: bool = False  # its fixes are pip's (uv's, conda's), and none of the line's names is a PyPI project
     package_bug: bool = False  # Python's own exception, raised in an installed package the record does not name
+    generated: bool = False  # a parse error in code a program compiled from a string, no file of the person's
     handled: bool = False  # its line says the program caught or ignored the error and went on
     deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
     curated: bool = True  # a bundled record or the team's own, not one imported as found
@@ -837,6 +838,26 @@ def raised_in(text: str, line: str) -> str | None:
     return installed.group(1) if installed else _launcher(last.group(1))
 
 
+# the names Python gives code no file holds: `<string>` (exec or compile of a string), `<unknown>`
+# (ast.parse without a file name); `<stdin>` is what the person typed, so it is not among them
+_GENERATED_FILES = ("<string>", "<unknown>")
+
+
+def parsed_generated(text: str, line: str) -> bool:
+    """The line is a parse error in code a program built and compiled (gradio parsing a stub it
+    wrote, pybind11 running an embedded snippet): its location, the last frame before it that ran
+    no code (`File "<unknown>", line 85`) or the file its message names (`('<string>', 2, 1, …)`),
+    is a pseudo-file. The program that generated the code is at fault, not the person's source."""
+    said = _unwrapped(line)
+    if any(f"('{name}', " in said for name in _GENERATED_FILES):
+        return True
+    at = text.rfind(line.strip())
+    if at < 0:
+        return False
+    last = max(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at), key=lambda m: m.start(), default=None)
+    return last is not None and last.group(1) in _GENERATED_FILES and not text.startswith(", in ", last.end())
+
+
 def package_bug(rec: Record, line: str, text: str) -> bool:
     """The line is one of Python's own exceptions (`TypeError: 'module' object is not callable`,
     `IndexError: list index out of range`) raised inside an installed package the record does not
@@ -975,6 +996,7 @@ def knowing(
         imports_itself=catch_all and imports_itself(ex.text),
         unpublished=installs_unpublished(rec, absorbed),
         package_bug=package_bug(rec, raw, ex.text),
+        generated=parsed_generated(ex.text, raw),
         handled=bool(_HANDLED.search(raw)),
         deeper=deeper(regex, said, wording),
         curated=curated,
@@ -1029,6 +1051,10 @@ class Knows:
             # a catch-all (other records are the specific errors of its class) whose slot holds a
             # name it does not know ('NoneType' object has no attribute 'reshape'): which thing is
             # None, and why, is the error, and its code-side advice cannot say
+            return False
+        if k.generated and k.commands < self.commands:
+            # a parse error in code a program generated (a stub it wrote, a snippet it embeds): the
+            # program's bug, or its version's; advice on re-indenting one's own file cannot reach it
             return False
         if k.package_bug and k.commands < self.commands:
             # Python's own exception raised in an installed package's code (a launcher's, a

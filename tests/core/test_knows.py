@@ -183,6 +183,38 @@ def test_an_imported_template_with_a_slot_for_the_lines_name_needs_three_rare_wo
     assert Knows().knows(k) is known
 
 
+@pytest.mark.parametrize(
+    ("where", "known"),
+    [
+        ('  File "<unknown>", line 85\n    from x import y\n    ^\n', False),  # ast.parse of a stub a tool wrote
+        ('  File "<string>", line 2\n    class P(property):\n    ^\n', False),  # exec of an embedded snippet
+        ('  File "<stdin>", line 1\n    class P(property):\n    ^\n', True),  # typed by the person
+        ('  File "/srv/app/model.py", line 2\n    class P(property):\n    ^\n', True),  # the person's file
+        # `python -c "…"`: `<string>` ran the person's code (`, in <module>`); it parsed
+        ('  File "<string>", line 1, in <module>\n', True),
+        # `<string>` ran code (`, in <module>`) and the parse error is in a real file
+        ('  File "<string>", line 1, in <module>\n  File "setup.py", line 9\n    x\n    ^\n', True),
+    ],
+)
+def test_a_parse_error_in_code_a_program_compiled_from_a_string_is_the_programs(where: str, known: bool) -> None:
+    """#35: an IndentationError whose location is a pseudo-file (`<unknown>`, `<string>`) is in
+    code a program generated (gradio's stub, pybind11's snippet), and re-indenting advice cannot
+    reach it; one in the person's file, or typed at `<stdin>`, is theirs."""
+    rec = record(r"IndentationError: (?:unexpected indent|expected an indented block)")
+    paste = PY_TRACEBACK + where + "IndentationError: unexpected indent\n"
+    assert Knows().knows(knows_of(rec, paste, rarity=1.0)) is known
+
+
+def test_a_parse_error_whose_message_names_a_pseudo_file_is_the_programs() -> None:
+    """pybind11 prints the embedded snippet's IndentationError inside a C++ exception, with the
+    pseudo-file in its message's tuple and no frame above it."""
+    rec = record(r"IndentationError: \(?'?unexpected indent")
+    line = "  what():  IndentationError: ('unexpected indent', ('<string>', 2, 1, '    class P:\\n', 2))\n"
+    assert not Knows().knows(knows_of(rec, "terminate called after throwing an instance\n" + line, rarity=1.0))
+    mine = line.replace("<string>", "model.py")
+    assert Knows().knows(knows_of(rec, "terminate called after throwing an instance\n" + mine, rarity=1.0))
+
+
 def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -> None:
     # a PyTorch `invalid combination of arguments` is not Terraform's count/for_each, whatever the
     # paste's language (here none is known)
