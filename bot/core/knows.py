@@ -851,9 +851,7 @@ def parsed_generated(text: str, line: str) -> bool:
     said = _unwrapped(line)
     if any(f"('{name}', " in said for name in _GENERATED_FILES):
         return True
-    at = text.rfind(line.strip())
-    if at < 0:
-        return False
+    at = text.rfind(line.strip())  # the line is one of the paste's: always found
     last = max(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at), key=lambda m: m.start(), default=None)
     return last is not None and last.group(1) in _GENERATED_FILES and not text.startswith(", in ", last.end())
 

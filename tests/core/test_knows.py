@@ -205,6 +205,17 @@ def test_a_parse_error_in_code_a_program_compiled_from_a_string_is_the_programs(
     assert Knows().knows(knows_of(rec, paste, rarity=1.0)) is known
 
 
+def test_a_parse_errors_place_is_the_last_frame_before_its_last_print() -> None:
+    """The line printed twice is read where it was printed last (the final error), and a frame
+    printed after it (a later traceback's) is not its place."""
+    rec = record(r"IndentationError: (?:unexpected indent|expected an indented block)")
+    generated = '  File "<unknown>", line 85\n    x\n    ^\nIndentationError: unexpected indent\n'
+    mine = '  File "app/model.py", line 2\n    x\n    ^\nIndentationError: unexpected indent\n'
+    assert Knows().knows(knows_of(rec, PY_TRACEBACK + generated + "\n" + mine, rarity=1.0))
+    later = '\nDuring handling:\n  File "<string>", line 2\n    y = 1\n'
+    assert Knows().knows(knows_of(rec, PY_TRACEBACK + mine + later, rarity=1.0))
+
+
 def test_a_parse_error_whose_message_names_a_pseudo_file_is_the_programs() -> None:
     """pybind11 prints the embedded snippet's IndentationError inside a C++ exception, with the
     pseudo-file in its message's tuple and no frame above it."""
@@ -213,6 +224,10 @@ def test_a_parse_error_whose_message_names_a_pseudo_file_is_the_programs() -> No
     assert not Knows().knows(knows_of(rec, "terminate called after throwing an instance\n" + line, rarity=1.0))
     mine = line.replace("<string>", "model.py")
     assert Knows().knows(knows_of(rec, "terminate called after throwing an instance\n" + mine, rarity=1.0))
+    # a record half of whose fixes change the environment (upgrade the generating program) knows it
+    upgrade = record(rec.regex, fixes=("pip install -U pybind11", "value = d.get(key)"))
+    assert knows_of(upgrade, line, rarity=1.0).commands == 0.5
+    assert Knows().knows(knows_of(upgrade, line, rarity=1.0))
 
 
 def test_a_products_record_found_by_wording_alone_needs_the_paste_to_name_it() -> None:
