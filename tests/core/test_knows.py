@@ -214,6 +214,8 @@ def test_a_parse_errors_place_is_the_last_frame_before_its_last_print() -> None:
     assert Knows().knows(knows_of(rec, PY_TRACEBACK + generated + "\n" + mine, rarity=1.0))
     later = '\nDuring handling:\n  File "<string>", line 2\n    y = 1\n'
     assert Knows().knows(knows_of(rec, PY_TRACEBACK + mine + later, rarity=1.0))
+    # a paste that starts at the frame (no traceback head above it) is read from its first character
+    assert not Knows().knows(knows_of(rec, generated, rarity=1.0))
 
 
 def test_a_parse_error_whose_message_names_a_pseudo_file_is_the_programs() -> None:
