@@ -823,15 +823,20 @@ CODE_ERRORS = frozenset(
 _FRAME_READ = 20_000  # the characters before the line searched for its traceback's last frame
 
 
+def _last_frame(text: str, line: str) -> tuple[re.Match[str] | None, int]:
+    """The traceback frame printed last before the line's last print (within `_FRAME_READ`
+    characters), and where that print starts."""
+    at = text.rfind(line.strip())  # the line is one of the paste's, so it is found
+    frames = list(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at))
+    return (frames[-1] if frames else None), at
+
+
 def raised_in(text: str, line: str) -> str | None:
     """The installed package (or the command of a console-script launcher, `pip.exe`) whose code
     raised the line's exception: its traceback's last frame that ran code (`File …, line 9, in
     <module>`; a SyntaxError's `File …, line 3` is where a file failed to parse, not a raise).
     None for a frame of one's own code, the standard library, or no traceback."""
-    at = text.rfind(line.strip())  # a line never empty: its class was read first (package_bug)
-    if at < 0:
-        return None
-    last = max(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at), key=lambda m: m.start(), default=None)
+    last, at = _last_frame(text, line)
     if last is None or _TRACEBACK_HEAD in text[last.end() : at] or not text.startswith(", in ", last.end()):
         return None
     installed = _PACKAGE_DIR.search(last.group(1))
@@ -848,11 +853,9 @@ def parsed_generated(text: str, line: str) -> bool:
     wrote, pybind11 running an embedded snippet): its location, the last frame before it that ran
     no code (`File "<unknown>", line 85`) or the file its message names (`('<string>', 2, 1, …)`),
     is a pseudo-file. The program that generated the code is at fault, not the person's source."""
-    said = _unwrapped(line)
-    if any(f"('{name}', " in said for name in _GENERATED_FILES):
+    if any(f"('{name}', " in line for name in _GENERATED_FILES):
         return True
-    at = text.rfind(line.strip())  # the line is one of the paste's: always found
-    last = max(_FRAME_LINE.finditer(text, max(0, at - _FRAME_READ), at), key=lambda m: m.start(), default=None)
+    last, _ = _last_frame(text, line)
     return last is not None and last.group(1) in _GENERATED_FILES and not text.startswith(", in ", last.end())
 
 
