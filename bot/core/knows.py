@@ -303,6 +303,12 @@ _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
 # is the error's place as much as a quoted name is
 _REGEX_CALL = re.compile(r"(\w{1,100})\\\(\\\)")
 _LINE_CALL = re.compile(r"(\w{1,100})\(\)")
+# A network address a line names (`127.0.0.1:8879`, `[::1]:443`, `api.github.com:443`, `minio:9000`);
+# not a source location (`main.go:42`: one dot)
+_ADDRESS = re.compile(
+    r"(?<![\w.-])(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]{2,39}\]|[a-z][\w-]{0,60}(?:\.[a-z][\w-]{0,60}){2,6}|[a-z][\w-]{0,60}):\d{2,5}\b",
+    re.I,
+)
 # A name a line holds: quoted, or an identifier by its shape (dotted, snake_case, camelCase, or
 # private: `_pipfile` in Python 2's unquoted `No module named _pipfile`)
 _NAME = re.compile(
@@ -399,6 +405,7 @@ class Knowing:
     handled: bool = False  # its line says the program caught or ignored the error and went on
     deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
     curated: bool = True  # a bundled record or the team's own, not one imported as found
+    address: bool = False  # the line names a network address (`127.0.0.1:8879`) its record's wording lacks
 
 
 # A line saying the program caught or ignored an error and went on (xFormers' `Error caught was:
@@ -1001,6 +1008,10 @@ def knowing(
         handled=bool(_HANDLED.search(raw)),
         deeper=deeper(regex, said, wording),
         curated=curated,
+        address=any(
+            a.lower() not in " ".join([rec.regex.replace("\\", ""), rec.signature, *rec.aliases]).lower()
+            for a in _ADDRESS.findall(said)
+        ),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)
@@ -1069,11 +1080,11 @@ class Knows:
             # machine-made template's cause is a guess at them; judged, such answers were general
             # advice four times in five (bench/wild/README.md)
             return False
-        if not k.curated and k.matched and k.absorbed > 0 and k.own < self.imported_named_words:
+        if not k.curated and k.matched and (k.absorbed > 0 or k.address) and k.own < self.imported_named_words:
             # an imported record whose regex left the line's names to its wildcards (`\w+\(\) takes
-            # \d+ positional arguments`, `dial tcp \S+: connect: connection refused`) is the
-            # language's or the tool's message with a slot for what failed, and what failed (which
-            # function, which service) is the error; judged, such answers below this many rare
+            # \d+ positional arguments`, `dial tcp \S+: connect: connection refused` to a named host
+            # or an address) is the language's or the tool's message with a slot for what failed,
+            # and what failed (which function, which service) is the error; judged, such answers below this many rare
             # words were general advice or another error nine times in ten
             return False
         if k.handled:

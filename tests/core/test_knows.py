@@ -183,6 +183,37 @@ def test_an_imported_template_with_a_slot_for_the_lines_name_needs_three_rare_wo
     assert Knows().knows(k) is known
 
 
+GO_REFUSED = r"dial tcp \S+: connect: connection refused"
+
+
+@pytest.mark.parametrize(
+    ("address", "regex", "curated", "known"),
+    [
+        ("127.0.0.1:8879", GO_REFUSED, False, False),
+        ("[::1]:6443", GO_REFUSED, False, False),
+        ("minio:9000", GO_REFUSED, False, False),
+        ("127.0.0.1:8879", GO_REFUSED, True, True),
+        # the address the regex names is its own, not a wildcard's
+        ("127.0.0.1:8879", r"dial tcp 127\.0\.0\.1:8879: connect: connection refused", False, True),
+        # no address: only the 2.0 bar
+        ("", r"dial tcp\S*: connect: connection refused", False, True),
+    ],
+)
+def test_an_imported_template_with_a_slot_for_a_network_address_needs_three_rare_words(
+    address: str, regex: str, curated: bool, known: bool
+) -> None:
+    """#35: which service refused (`127.0.0.1:8879`, Helm 2's unused local chart repository) is the
+    error, as much as a quoted name is: an imported record that leaves the address to a wildcard
+    and matched five words summing 2.5 by rarity falls short of 3; a bundled one, or one naming
+    that address, does not."""
+    rec = record(regex, domain="go")
+    pattern = re.compile(rec.regex, re.I)
+    line = f"dial tcp {address}: connect: connection refused".replace("tcp :", "tcp:")
+    paste = extract(f"helm repo update\n{line}\n")
+    k = knowing(rec, paste, lambda ln: pattern.search(ln) is not None, lambda w: 0.5, curated=curated)
+    assert Knows().knows(k) is known
+
+
 @pytest.mark.parametrize(
     ("where", "known"),
     [
