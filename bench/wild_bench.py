@@ -35,7 +35,8 @@ Sets:
   * check20 bench/wild/check20.jsonl: 116 more, from 40 more such repositories;
   * check21 bench/wild/check21.jsonl: 108 more, from 40 more such repositories;
   * check22 bench/wild/check22.jsonl: 111 more, from 40 more such repositories;
-  * check23 bench/wild/check23.jsonl: 107 more, from 40 more such repositories.
+  * check23 bench/wild/check23.jsonl: 107 more, from 40 more such repositories;
+  * check24 bench/wild/check24.jsonl: 107 more, from 40 more such repositories.
 Databases, as the issue measures them: the public corpus plus the bundled seeds ("corpus"), and the
 bundled seeds only ("seeds").
 
@@ -96,6 +97,7 @@ SETS = {
     "check21": HERE / "check21.jsonl",
     "check22": HERE / "check22.jsonl",
     "check23": HERE / "check23.jsonl",
+    "check24": HERE / "check24.jsonl",
 }
 JUDGMENTS = HERE / "judgments.jsonl"
 
