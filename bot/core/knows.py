@@ -405,6 +405,7 @@ class Knowing:
     handled: bool = False  # its line says the program caught or ignored the error and went on
     deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
     curated: bool = True  # a bundled record or the team's own, not one imported as found
+    other_class: bool = False  # the line's exception class is not the record's signature's
     address: bool = False  # the line names a network address (`127.0.0.1:8879`) its record's wording lacks
 
 
@@ -1008,6 +1009,9 @@ def knowing(
         handled=bool(_HANDLED.search(raw)),
         deeper=deeper(regex, said, wording),
         curated=curated,
+        # a class by its name (`ValueError`), not a log's level (`Error:`)
+        other_class=any(c.endswith(_CLASS_ENDINGS) and c not in _CLASS_ENDINGS for c in klass)
+        and not klass & {m.group(1).lower() for m in [_CLASS_AT.match(_unwrapped(rec.signature))] if m},
         address=any(
             a.lower() not in " ".join([rec.regex.replace("\\", ""), rec.signature, *rec.aliases]).lower()
             for a in _ADDRESS.findall(said)
@@ -1054,6 +1058,11 @@ class Knows:
         # object has no attribute 'test') has no say over its name
         if not k.matched and k.other_name:
             return False  # like the error in wording, but about another name: a look-alike
+        if not k.matched and k.own == 0 and k.other_class:
+            # found by wording alone (nni's `'ModuleWrapper' object has no attribute` for DeepSpeed's
+            # `'DeepSpeedCPUAdam' object has no attribute`), and the line it would answer is another
+            # exception class holding none of its regex's words: a look-alike of another error
+            return False
         if k.catch_all and not k.matched and k.own <= self.template_words:
             # a catch-all is its regex: found by wording alone (its regex missed the line) and
             # sharing only a template's words with it, it is a look-alike of the class

@@ -183,6 +183,29 @@ def test_an_imported_template_with_a_slot_for_the_lines_name_needs_three_rare_wo
     assert Knows().knows(k) is known
 
 
+@pytest.mark.parametrize(
+    ("line", "signature", "known"),
+    [
+        ("ValueError: only SIGTERM is supported on Windows", "AttributeError: 'A' object has no attribute 'b'", False),
+        ("ValueError: only SIGTERM is supported on Windows", "ValueError: 'A' object has no attribute 'b'", True),
+        # a log's level is no class
+        ("Error: only SIGTERM is supported on Windows", "AttributeError: 'A' object has no attribute 'b'", True),
+    ],
+)
+def test_a_record_found_by_wording_alone_does_not_know_another_class_it_shares_no_word_with(
+    line: str, signature: str, known: bool
+) -> None:
+    """#35: nni's `'ModuleWrapper' object has no attribute 'net_if_addrs'`, then `ValueError: only
+    SIGTERM is supported on Windows`, was answered with DeepSpeed's `'DeepSpeedCPUAdam' object has
+    no attribute` record, found by wording alone: the line it would answer is another exception
+    class and holds none of its regex's words."""
+    rec = record(r"'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'")
+    rec = rec.model_copy(update={"signature": signature})
+    paste = PY_TRACEBACK + f"{line}\n"
+    k = knowing(rec, extract(paste), lambda ln: False, lambda w: 0.6)
+    assert Knows().knows(k) is known
+
+
 GO_REFUSED = r"dial tcp \S+: connect: connection refused"
 
 
