@@ -64,6 +64,7 @@ def first(svc: Errfix, text: str) -> tuple[Any, Knowing] | None:
         m.catch_all(top.id),
         m.wrapped_lines(top.id, d.extracted.searchable),
         curated(top.record, m.seeds),
+        m.wordings(top.id),
     )
 
 

@@ -405,7 +405,7 @@ class Knowing:
     handled: bool = False  # its line says the program caught or ignored the error and went on
     deeper: bool = False  # past its regex's match the line wraps further errors its wording lacks
     curated: bool = True  # a bundled record or the team's own, not one imported as found
-    other_class: bool = False  # the line's exception class is not the record's signature's
+    other_class: bool = False  # the line's exception class is none of the record's signature's and aliases'
     address: bool = False  # the line names a network address (`127.0.0.1:8879`) its record's wording lacks
 
 
@@ -584,6 +584,7 @@ def found_by(pattern: str, line: str) -> str:
 # The exception class a line starts with (`ArrowInvalid: …`, `KeyboardInterrupt`,
 # `torch.OutOfMemoryError: …`): the class, whatever its name ends with, not a word of its message
 _CLASS_AT = re.compile(r"^\s*(?:[A-Za-z_]\w*\.){0,8}([A-Z]\w{1,80})(?=:|\s*$)")
+_CLASS_IN = re.compile(_CLASS_AT.pattern, re.I)  # in a normalised (lower-case) wording too
 
 
 # The words of a traceback's header (`Traceback (most recent call last)`, which Jupyter prints
@@ -910,13 +911,15 @@ def knowing(
     catch_all: bool = False,
     wrapped_lines: Sequence[str] = (),
     curated: bool = True,
+    taught: Sequence[str] = (),
 ) -> Knowing:
     """What `Knows` reads of a record as the answer to a paste; `matches(line)` tells whether the
     record's regex matches a line, `rarity(word)` how rare a word is among the records' wordings
     (0..1): a class's template is worded in words every record of the class shares; `catch_all`
     whether its regex also recognises other errors' signatures (the matcher's `catch_all`);
     `wrapped_lines` the lines other errors, absent from the paste, print beside their own that
-    its regex recognises (the matcher's `wrapped_lines`)."""
+    its regex recognises (the matcher's `wrapped_lines`); `taught` its wordings as the matcher has
+    them, with the aliases the team taught it (the matcher's `wordings`)."""
     raw = principal_line(ex, matches)
     regex = found_by(rec.regex, raw)
     process_exit = bool(_PROCESS_EXIT.search(raw))
@@ -1011,7 +1014,8 @@ def knowing(
         curated=curated,
         # a class by its name (`ValueError`), not a log's level (`Error:`)
         other_class=any(c.endswith(_CLASS_ENDINGS) and c not in _CLASS_ENDINGS for c in klass)
-        and not klass & {m.group(1).lower() for m in [_CLASS_AT.match(_unwrapped(rec.signature))] if m},
+        and not klass
+        & {m.group(1).lower() for w in [rec.signature, *rec.aliases, *taught] for m in [_CLASS_IN.match(w)] if m},
         address=any(
             a.lower() not in " ".join([rec.regex.replace("\\", ""), rec.signature, *rec.aliases]).lower()
             for a in _ADDRESS.findall(said)
@@ -1060,8 +1064,9 @@ class Knows:
             return False  # like the error in wording, but about another name: a look-alike
         if not k.matched and k.own == 0 and k.other_class:
             # found by wording alone (nni's `'ModuleWrapper' object has no attribute` for DeepSpeed's
-            # `'DeepSpeedCPUAdam' object has no attribute`), and the line it would answer is another
-            # exception class holding none of its regex's words: a look-alike of another error
+            # `'DeepSpeedCPUAdam' object has no attribute`), and the line it would answer is of an
+            # exception class none of its wordings has, holding none of its regex's words: a
+            # look-alike of another error (a line the team taught it as an alias has its class)
             return False
         if k.catch_all and not k.matched and k.own <= self.template_words:
             # a catch-all is its regex: found by wording alone (its regex missed the line) and

@@ -202,6 +202,11 @@ class Matcher:
         wrapped = () if i is None else self._wraps.get(i, ())
         return [line for j, line in wrapped if not self.regexes.matches(j, text)]
 
+    def wordings(self, record_id: str) -> tuple[str, ...]:
+        """The record's signature, aliases and the aliases the team taught it, normalised."""
+        i = self.by_id.get(record_id)
+        return () if i is None else self.entries[i].texts
+
     def regex_matches(self, record_id: str, text: str) -> bool:
         """Whether the record's own regex matches `text` (False for a record not in the index)."""
         i = self.by_id.get(record_id)

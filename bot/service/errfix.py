@@ -339,6 +339,7 @@ class Errfix:
                     matcher.catch_all(v.id),
                     matcher.wrapped_lines(v.id, ex.searchable),
                     curated(v.record, matcher.seeds),
+                    matcher.wordings(v.id),
                 )
             ]
             if not crosses(v.record, language, v.parts.get("domain", 0.0) > 0, k.matched, k.os_only, k.product_words)
