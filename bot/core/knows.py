@@ -1098,8 +1098,8 @@ class Knows:
             # an imported record whose regex left the line's names to its wildcards (`\w+\(\) takes
             # \d+ positional arguments`, `dial tcp \S+: connect: connection refused` to a named host
             # or an address) is the language's or the tool's message with a slot for what failed,
-            # and what failed (which function, which service) is the error; judged, such answers below this many rare
-            # words were general advice or another error nine times in ten
+            # and what failed (which function, which service) is the error; judged, such answers
+            # below this many rare words were general advice or another error nine times in ten
             return False
         if k.handled:
             # the program caught the error on its line and went on (a probe for an optional
