@@ -13,9 +13,8 @@ ecosystem rules), with what `knowing` reads and a label:
     that is this paste's error must stay an answer.
 The grid is small on purpose (two thresholds, then the imported records' bar at the chosen
 pair, then their bar when a wildcard holds the line's name): the rule must hold for records and
-pastes nobody has seen, and the held-out sets are twice
-the dev sets. A choice is read off the `train` rows; the other rows (wild-dev, the check sets,
-dev, ml) check it.
+pastes nobody has seen, and the held-out sets are twice the dev sets. A choice is read off the
+`train` rows; the other rows (wild-dev, the check sets, dev, ml) check it.
 """
 
 from __future__ import annotations

@@ -303,12 +303,9 @@ _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,300})['\"`]")
 # is the error's place as much as a quoted name is
 _REGEX_CALL = re.compile(r"(\w{1,100})\\\(\\\)")
 _LINE_CALL = re.compile(r"(\w{1,100})\(\)")
-# A network address a line names (`127.0.0.1:8879`, `[::1]:443`, `api.github.com:443`, `minio:9000`);
-# not a source location (`main.go:42`: one dot)
-_ADDRESS = re.compile(
-    r"(?<![\w.-])(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]{2,39}\]|[a-z][\w-]{0,60}(?:\.[a-z][\w-]{0,60}){2,6}|[a-z][\w-]{0,60}):\d{2,5}\b",
-    re.I,
-)
+# A network address a line names that is no identifier (`127.0.0.1:8879`, `[::1]:443`, `minio:9000`;
+# a dotted host, `api.github.com:443`, or a source location, `main.go:42`, is a dotted name already)
+_ADDRESS = re.compile(r"(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]{2,39}\]|[a-z][\w-]{0,60}):\d{2,5}\b", re.I)
 # A name a line holds: quoted, or an identifier by its shape (dotted, snake_case, camelCase, or
 # private: `_pipfile` in Python 2's unquoted `No module named _pipfile`)
 _NAME = re.compile(
@@ -926,7 +923,8 @@ def knowing(
     said = _BARE_MODULE.sub(r"\1'\2'", _unwrapped(raw))
     klass = {m.group(1).lower() for m in [_CLASS_AT.match(said)] if m}
     text = _LOCATION.sub(" ", said)
-    wording = set(_WORD.findall(" ".join([rec.regex, rec.signature, *rec.aliases]).lower()))
+    worded = " ".join([rec.regex, rec.signature, *rec.aliases]).lower()
+    wording = set(_WORD.findall(worded))
     # quoted names (a quoted path too: which file is missing is the error's identity), then
     # identifiers outside paths
     quoted_all = [m.group(1) for m in _QUOTED.finditer(said)]
@@ -1016,10 +1014,8 @@ def knowing(
         other_class=any(c.endswith(_CLASS_ENDINGS) and c not in _CLASS_ENDINGS for c in klass)
         and not klass
         & {m.group(1).lower() for w in [rec.signature, *rec.aliases, *taught] for m in [_CLASS_IN.match(w)] if m},
-        address=any(
-            a.lower() not in " ".join([rec.regex.replace("\\", ""), rec.signature, *rec.aliases]).lower()
-            for a in _ADDRESS.findall(said)
-        ),
+        # an address the record names (its regex unescaped: `127\.0\.0\.1`) is its own, not a wildcard's
+        address=any(a.lower() not in worded.replace("\\", "") for a in _ADDRESS.findall(said)),
         line=raw,
         abs_path=not _FRAME_LINE.match(raw)
         # a Windows folder's name may hold spaces (`C:\\Program Files\\…`, `…\\Stable Diffusion WebUI Forge\\…`)

@@ -190,6 +190,8 @@ def test_an_imported_template_with_a_slot_for_the_lines_name_needs_three_rare_wo
         ("ValueError: only SIGTERM is supported on Windows", "ValueError: 'A' object has no attribute 'b'", True),
         # a log's level is no class
         ("Error: only SIGTERM is supported on Windows", "AttributeError: 'A' object has no attribute 'b'", True),
+        # a line holding one of its regex's words (`object`) is not a look-alike by class alone
+        ("ValueError: only one object is supported", "AttributeError: 'A' object has no attribute 'b'", True),
     ],
 )
 def test_a_record_found_by_wording_alone_does_not_know_another_class_it_shares_no_word_with(
@@ -215,6 +217,8 @@ GO_REFUSED = r"dial tcp \S+: connect: connection refused"
         ("127.0.0.1:8879", GO_REFUSED, False, False),
         ("[::1]:6443", GO_REFUSED, False, False),
         ("minio:9000", GO_REFUSED, False, False),
+        ("api.github.com:443", GO_REFUSED, False, False),  # a dotted name
+        ("db:5", GO_REFUSED, False, True),  # a one-digit port is no address (`f:1`, a line number)
         ("127.0.0.1:8879", GO_REFUSED, True, True),
         # the address the regex names is its own, not a wildcard's
         ("127.0.0.1:8879", r"dial tcp 127\.0\.0\.1:8879: connect: connection refused", False, True),
@@ -229,7 +233,8 @@ def test_an_imported_template_with_a_slot_for_a_network_address_needs_three_rare
     error, as much as a quoted name is: an imported record that leaves the address to a wildcard
     and matched five words summing 2.5 by rarity falls short of 3; a bundled one, or one naming
     that address, does not."""
-    rec = record(regex, domain="go")
+    # the signature's example is another address, as a corpus record's is
+    rec = record(regex, domain="go").model_copy(update={"signature": "dial tcp 10.0.0.2:53: connection refused"})
     pattern = re.compile(rec.regex, re.I)
     line = f"dial tcp {address}: connect: connection refused".replace("tcp :", "tcp:")
     paste = extract(f"helm repo update\n{line}\n")
